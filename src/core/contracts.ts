@@ -1,0 +1,307 @@
+/**
+ * The core contracts of Proving Ground (names are normative; see DESIGN.md).
+ * Everything here is plain data or an interface: no clock, no randomness, no IO.
+ */
+import type { JsonObject, JsonValue } from "./json.ts";
+import type { Job } from "./scheduler.ts";
+
+// ---------------------------------------------------------------- tools and observations
+
+/** A tool as an agent sees it: its name, what it does, and the JSON Schema of its one argument object. */
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  input_schema: JsonObject;
+}
+
+export interface ToolError {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/** Every tool answers `{ok: true, ...}` or `{ok: false, error}`; a failed call never ends the episode. */
+export type ToolResult = ({ ok: true } & JsonObject) | { ok: false; error: ToolError };
+
+/** One tool call. An LLM reply with several tool calls becomes several consecutive actions. */
+export interface Action {
+  tool: string;
+  args: JsonObject;
+  callId: string;
+}
+
+/** What an agent returns: an action, the call id optional (the runner numbers it), plus accounting. */
+export interface AgentAction {
+  tool: string;
+  args: JsonObject;
+  callId?: string;
+  meta?: ActionMeta;
+}
+
+/** Accounting an agent may attach to an action (LLM agents: tokens, cost, latency, cache hits). */
+export interface ActionMeta {
+  tokensIn?: number;
+  tokensOut?: number;
+  costUsd?: number;
+  latencyMs?: number;
+  cached?: boolean;
+  [key: string]: JsonValue | undefined;
+}
+
+export interface TaskObservation {
+  kind: "task";
+  instruction: string;
+  context: JsonObject;
+  tools: ToolDescriptor[];
+}
+
+export interface ToolResultObservation {
+  kind: "tool_result";
+  tool: string;
+  callId: string;
+  result: ToolResult;
+  /** Virtual seconds since the episode started. */
+  now: number;
+}
+
+export type Observation = TaskObservation | ToolResultObservation;
+
+export interface StepInfo {
+  now: number;
+  /** Set on the step that ends the episode. */
+  verdict?: Verdict;
+  /** Harness layers that acted on this step, outermost last. */
+  layers?: string[];
+  /** True for steps replayed by a Setup layer rather than chosen by the agent. */
+  setup?: boolean;
+  [key: string]: JsonValue | Verdict | undefined;
+}
+
+export interface StepResult {
+  observation: Observation;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  info: StepInfo;
+}
+
+// ---------------------------------------------------------------- tasks and verdicts
+
+export type Split = "regression" | "dynamic" | "heldout";
+
+export interface TaskGenerator {
+  /** Template id, `name@version`. */
+  template: string;
+  /** Parameter ranges the generator drew from at this difficulty. */
+  ranges: JsonObject;
+  /** Hash of the generated task content (everything but this field). */
+  contentHash: string;
+}
+
+export interface Task {
+  id: string;
+  world: string;
+  family: string;
+  difficulty: number;
+  tags: string[];
+  /** Everything the world needs to build the start state; hidden from agents. */
+  params: JsonObject;
+  split: Split;
+  seed: number;
+  instruction: string;
+  generator: TaskGenerator;
+}
+
+export interface TaskRequest {
+  family: string;
+  difficulty: number;
+  seed: number;
+  params?: JsonObject;
+  split?: Split;
+}
+
+export interface Check {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+export interface Violation {
+  code: string;
+  /** Index of the step (0-based, in the world's trace) where it happened; -1 when not tied to a step. */
+  step: number;
+  detail: string;
+}
+
+export interface Verdict {
+  passed: boolean;
+  score: number;
+  checks: Check[];
+  violations: Violation[];
+  /** Id of the verifier that judged, `verify.<world>@<version>`. */
+  verifier: string;
+}
+
+// ---------------------------------------------------------------- environments
+
+export interface EnvSpec {
+  /** `name@version`, e.g. `device-support@1`; for a stacked variant, the variant id. */
+  id: string;
+  /** The base world's id, whatever layers wrap it. */
+  world: string;
+  tools: ToolDescriptor[];
+  /** Tools whose successful call ends the episode. */
+  terminalTools: string[];
+  /** Id of the frozen verifier, `verify.<world>@<version>`. */
+  verifier: string;
+}
+
+export interface ResetOptions {
+  task: Task;
+  seed: number;
+  /** Owner of background jobs scheduled in this episode; defaults to the task id and seed. */
+  episodeId?: string;
+}
+
+/** What an agent acts on. A harness layer is one too. */
+export interface Environment {
+  readonly spec: EnvSpec;
+  reset(opts: ResetOptions): Promise<Observation>;
+  step(action: Action): Promise<StepResult>;
+  observe(): Observation;
+  /** Delegates to the frozen verifier of the base world. */
+  evaluate(): Verdict;
+  /** Data only: no sockets, timers or handles. Restore with the registered factory. */
+  saveState(): JsonValue;
+  /**
+   * Tells the world what the agent actually received for the last step, when a layer changed it,
+   * so evidence-aware checks judge what the agent saw. Layers forward it inward.
+   */
+  delivered(observation: Observation): void;
+  /** Read-only, data-only view of the current state (for harness rules). Do not mutate. */
+  view(): Readonly<JsonObject>;
+  /** Hash of the world state (not of the episode bookkeeping); equal after reset for equal (task, seed). */
+  stateHash(): string;
+  /** Background jobs not yet fired. */
+  pendingJobs(): readonly Job[];
+}
+
+// ---------------------------------------------------------------- agents
+
+export interface EpisodeInfo {
+  trialId: string;
+  world: string;
+  taskId: string;
+  instruction: string;
+  tools: ToolDescriptor[];
+  seed: number;
+}
+
+export interface AgentSession {
+  act(observation: Observation): Promise<AgentAction>;
+  end?(record: TrialRecordSummary): Promise<void>;
+}
+
+export interface Agent {
+  readonly id: string;
+  start(episode: EpisodeInfo): AgentSession | Promise<AgentSession>;
+}
+
+/** What an agent session is told when its trial ends. */
+export interface TrialRecordSummary {
+  trialId: string;
+  outcome: Outcome;
+  verdict?: Verdict;
+}
+
+// ---------------------------------------------------------------- trials
+
+export const OUTCOMES = [
+  "passed",
+  "failed",
+  "violated",
+  "budget_exhausted",
+  "timeout",
+  "agent_error",
+  "infra_error",
+  "contaminated",
+  "missing",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface Budget {
+  maxSteps: number;
+  maxVirtualSeconds?: number;
+  wallTimeoutMs?: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+/** How to build an agent again: enough to re-run a trial from its record. */
+export interface AgentRef {
+  /** Display id, e.g. `cautious`, `module:examples/policy.mjs`, `openai:gpt-4o`. */
+  id: string;
+  kind: string;
+  /** What the user passed (`cautious`, `./policy.mjs`, `openai:gpt-4o`). */
+  spec: string;
+  config?: JsonObject;
+}
+
+export interface TrialSpec {
+  schemaVersion: 1;
+  id: string;
+  experimentId: string;
+  index: number;
+  /** Base world id, `name@version`. */
+  world: string;
+  /** Variant (harness layers) when not the bare world; its id is in `variantId`. */
+  variant?: JsonValue;
+  variantId?: string;
+  family: string;
+  difficulty: number;
+  seed: number;
+  repeat: number;
+  agent: AgentRef;
+  budget: Budget;
+}
+
+export interface StepRecord {
+  index: number;
+  /** The observation the action answered. */
+  action: Action;
+  observation: Observation;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  /** Virtual seconds after the step. */
+  t: number;
+  setup?: boolean;
+  layers?: string[];
+  meta?: ActionMeta;
+}
+
+export interface TrialStats {
+  steps: number;
+  virtualSeconds: number;
+  wallMs: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export interface TrialRecord {
+  schemaVersion: 1;
+  spec: TrialSpec;
+  task: Task;
+  outcome: Outcome;
+  reason: string;
+  verdict?: Verdict;
+  /** The first observation (after reset). */
+  initial?: Observation;
+  steps: StepRecord[];
+  stats: TrialStats;
+  /** Hash of the deterministic part of the trajectory (actions, observations, verdict). */
+  trajectoryHash: string;
+  startedAt: string;
+  finishedAt: string;
+}

@@ -1,0 +1,91 @@
+import type { Agent, Environment, Task, TaskRequest } from "./contracts.ts";
+import { configError } from "./errors.ts";
+import type { JsonValue } from "./json.ts";
+
+export interface FamilyInfo {
+  name: string;
+  description: string;
+  /** Difficulties the generator supports, e.g. [1, 2, 3, 4, 5]. */
+  difficulties: number[];
+}
+
+/** Everything the gym needs to know about a world. */
+export interface WorldDefinition {
+  /** `name@version`. */
+  id: string;
+  description: string;
+  verifier: string;
+  families: FamilyInfo[];
+  /** Deterministic: the same request always gives the same task. */
+  generateTask(request: TaskRequest): Task;
+  /** A fresh instance, not yet reset. */
+  create(): Environment;
+  /** Scripted policies that ship with the world, by name; `knownGood` names the one that passes every task. */
+  policies: Record<string, Agent>;
+  knownGood: string;
+}
+
+/** How a saved environment looks: its type (a registered factory) and its data. */
+export interface SavedEnvironment {
+  type: string;
+  state: JsonValue;
+}
+
+export type StateFactory = (state: JsonValue) => Environment;
+
+/**
+ * The registry of worlds and of state factories (worlds and harness layers).
+ * One per process is enough; tests may create their own.
+ */
+export class Registry {
+  private readonly worlds = new Map<string, WorldDefinition>();
+  private readonly factories = new Map<string, StateFactory>();
+
+  registerWorld(world: WorldDefinition, fromState: StateFactory): void {
+    this.worlds.set(world.id, world);
+    this.factories.set(world.id, fromState);
+  }
+
+  registerFactory(type: string, fromState: StateFactory): void {
+    this.factories.set(type, fromState);
+  }
+
+  /** Finds a world by `name@version`, or by bare name (the newest version registered). */
+  world(id: string): WorldDefinition {
+    const exact = this.worlds.get(id);
+    if (exact) return exact;
+    if (!id.includes("@")) {
+      const candidates = [...this.worlds.values()].filter((w) => w.id.split("@")[0] === id);
+      candidates.sort((a, b) => Number(b.id.split("@")[1]) - Number(a.id.split("@")[1]));
+      if (candidates[0]) return candidates[0];
+    }
+    throw configError(
+      "unknown_world",
+      `unknown world "${id}" (known: ${[...this.worlds.keys()].join(", ")})`,
+    );
+  }
+
+  hasWorld(id: string): boolean {
+    try {
+      this.world(id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  listWorlds(): WorldDefinition[] {
+    return [...this.worlds.values()];
+  }
+
+  save(env: Environment, type = env.spec.id): SavedEnvironment {
+    return { type, state: env.saveState() };
+  }
+
+  restore(saved: SavedEnvironment): Environment {
+    const factory = this.factories.get(saved.type);
+    if (!factory)
+      throw configError("unknown_state_type", `no registered factory for state type "${saved.type}"`);
+    return factory(saved.state);
+  }
+}

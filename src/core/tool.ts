@@ -1,0 +1,45 @@
+import { z } from "zod";
+import type { ToolDescriptor, ToolError, ToolResult } from "./contracts.ts";
+import type { JsonObject } from "./json.ts";
+
+/**
+ * A typed tool: a zod schema for its one argument object, turned into JSON Schema for agents,
+ * and a handler that gets the validated arguments and the world's context.
+ */
+export interface ToolDef<Ctx, S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: S;
+  run(args: z.infer<S>, ctx: Ctx): ToolResult;
+}
+
+export function defineTool<Ctx, S extends z.ZodType>(def: ToolDef<Ctx, S>): ToolDef<Ctx, S> {
+  return def;
+}
+
+export function toolDescriptor(def: { name: string; description: string; input: z.ZodType }): ToolDescriptor {
+  const schema = z.toJSONSchema(def.input) as JsonObject;
+  delete schema.$schema;
+  return { name: def.name, description: def.description, input_schema: schema };
+}
+
+export function toolError(code: string, message: string, retryable = false): { ok: false; error: ToolError } {
+  return { ok: false, error: { code, message, retryable } };
+}
+
+/** Validates a tool's arguments; on failure, an `invalid_argument` error naming the field. */
+export function parseToolArgs<S extends z.ZodType>(
+  tool: { name: string; input: S },
+  args: unknown,
+): { ok: true; value: z.infer<S> } | { ok: false; error: ToolError } {
+  const parsed = tool.input.safeParse(args);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  let field = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") field = issue.keys.join(", ");
+  const where = field === "" ? "arguments" : `argument \`${field}\``;
+  return toolError("invalid_argument", `${tool.name}: ${where}: ${issue.message}`);
+}
+
+/** Known retryable codes across worlds. */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set(["timeout", "rate_limited", "unavailable"]);

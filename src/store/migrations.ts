@@ -1,0 +1,157 @@
+import type { Kysely } from "kysely";
+import { ProvingError } from "../core/errors.ts";
+import type { StoreDatabase } from "./schema.ts";
+import { type StoreDialect, writeTransaction } from "./store-dialect.ts";
+
+/** One schema change. Migrations only ever append; a shipped migration is never edited. */
+export interface StoreMigration {
+  version: number;
+  name: string;
+  up(db: Kysely<StoreDatabase>): Promise<void>;
+}
+
+const initial: StoreMigration = {
+  version: 1,
+  name: "initial",
+  async up(db) {
+    await db.schema
+      .createTable("experiments")
+      .ifNotExists()
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("schema_version", "integer", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("config", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable("manifest")
+      .ifNotExists()
+      .addColumn("trial_id", "text", (c) => c.primaryKey())
+      .addColumn("experiment_id", "text", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("spec", "text", (c) => c.notNull())
+      .addColumn("world", "text", (c) => c.notNull())
+      .addColumn("family", "text", (c) => c.notNull())
+      .addColumn("difficulty", "double precision", (c) => c.notNull())
+      .addColumn("agent", "text", (c) => c.notNull())
+      .addColumn("seed", "bigint", (c) => c.notNull())
+      .addColumn("repeat", "integer", (c) => c.notNull())
+      .addColumn("variant_id", "text")
+      .execute();
+    await db.schema
+      .createIndex("manifest_experiment_idx")
+      .ifNotExists()
+      .unique()
+      .on("manifest")
+      .columns(["experiment_id", "idx"])
+      .execute();
+
+    await db.schema
+      .createTable("trials")
+      .ifNotExists()
+      .addColumn("trial_id", "text", (c) => c.primaryKey())
+      .addColumn("experiment_id", "text", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("world", "text", (c) => c.notNull())
+      .addColumn("family", "text", (c) => c.notNull())
+      .addColumn("difficulty", "double precision", (c) => c.notNull())
+      .addColumn("agent", "text", (c) => c.notNull())
+      .addColumn("seed", "bigint", (c) => c.notNull())
+      .addColumn("repeat", "integer", (c) => c.notNull())
+      .addColumn("variant_id", "text")
+      .addColumn("outcome", "text", (c) => c.notNull())
+      .addColumn("reason", "text", (c) => c.notNull())
+      .addColumn("passed", "integer")
+      .addColumn("score", "double precision")
+      .addColumn("violations", "text", (c) => c.notNull())
+      .addColumn("steps", "integer", (c) => c.notNull())
+      .addColumn("virtual_seconds", "double precision", (c) => c.notNull())
+      .addColumn("wall_ms", "double precision", (c) => c.notNull())
+      .addColumn("tokens_in", "bigint", (c) => c.notNull())
+      .addColumn("tokens_out", "bigint", (c) => c.notNull())
+      .addColumn("cost_usd", "double precision", (c) => c.notNull())
+      .addColumn("trajectory_hash", "text", (c) => c.notNull())
+      .addColumn("started_at", "text", (c) => c.notNull())
+      .addColumn("finished_at", "text", (c) => c.notNull())
+      .addColumn("record", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("trials_experiment_idx")
+      .ifNotExists()
+      .on("trials")
+      .columns(["experiment_id", "idx", "trial_id"])
+      .execute();
+    await db.schema
+      .createIndex("trials_experiment_outcome")
+      .ifNotExists()
+      .on("trials")
+      .columns(["experiment_id", "outcome"])
+      .execute();
+
+    await db.schema
+      .createTable("steps")
+      .ifNotExists()
+      .addColumn("trial_id", "text", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("step", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("steps_pk", ["trial_id", "idx"])
+      .execute();
+
+    await db.schema
+      .createTable("verdicts")
+      .ifNotExists()
+      .addColumn("trial_id", "text", (c) => c.primaryKey())
+      .addColumn("verdict", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
+/** Every migration, in order. */
+export const MIGRATIONS: readonly StoreMigration[] = [initial];
+
+/** The schema version this code writes and reads. */
+export const STORE_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * Brings the database to STORE_SCHEMA_VERSION in one write transaction (so two processes opening
+ * the same new file do not race) and returns the version. A database newer than this code is an
+ * error rather than something to write into blindly.
+ */
+export async function migrate(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  now: () => string = () => new Date().toISOString(),
+): Promise<number> {
+  return writeTransaction(db, dialect, async (trx) => {
+    await trx.schema
+      .createTable("store_migrations")
+      .ifNotExists()
+      .addColumn("version", "integer", (c) => c.primaryKey())
+      .addColumn("name", "text", (c) => c.notNull())
+      .addColumn("applied_at", "text", (c) => c.notNull())
+      .execute();
+    const row = await trx
+      .selectFrom("store_migrations")
+      .select((eb) => eb.fn.max("version").as("version"))
+      .executeTakeFirst();
+    const current = row?.version == null ? 0 : Number(row.version);
+    if (current > STORE_SCHEMA_VERSION) {
+      throw new ProvingError(
+        "store_schema_too_new",
+        "config",
+        `store schema version ${current} is newer than this build understands (${STORE_SCHEMA_VERSION}); upgrade proving-ground`,
+        { details: { current, supported: STORE_SCHEMA_VERSION } },
+      );
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      await migration.up(trx);
+      await trx
+        .insertInto("store_migrations")
+        .values({ version: migration.version, name: migration.name, applied_at: now() })
+        .execute();
+    }
+    return STORE_SCHEMA_VERSION;
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * The store's tables, as kysely sees them. Column names are snake_case; JSON columns are TEXT
+ * (the same on SQLite and Postgres); booleans are 0/1 integers so both dialects read them alike.
+ */
+
+export interface StoreMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: string;
+}
+
+export interface ExperimentsTable {
+  id: string;
+  /** Schema version of the experiment's records (TrialRecord.schemaVersion). */
+  schema_version: number;
+  created_at: string;
+  /** JSON object. */
+  config: string;
+  status: string;
+}
+
+/** The planned trials of an experiment, written before any trial runs. */
+export interface ManifestTable {
+  experiment_id: string;
+  trial_id: string;
+  idx: number;
+  /** JSON TrialSpec. */
+  spec: string;
+  world: string;
+  family: string;
+  difficulty: number;
+  agent: string;
+  seed: number;
+  repeat: number;
+  variant_id: string | null;
+}
+
+/** One row per recorded trial; the spec columns are copied so queries need no join. */
+export interface TrialsTable {
+  trial_id: string;
+  experiment_id: string;
+  idx: number;
+  world: string;
+  family: string;
+  difficulty: number;
+  agent: string;
+  seed: number;
+  repeat: number;
+  variant_id: string | null;
+  outcome: string;
+  reason: string;
+  /** 1, 0, or null when there is no verdict. */
+  passed: number | null;
+  score: number | null;
+  /** JSON array of violation codes. */
+  violations: string;
+  steps: number;
+  virtual_seconds: number;
+  wall_ms: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  trajectory_hash: string;
+  started_at: string;
+  finished_at: string;
+  /** JSON TrialRecord without `steps` and `verdict` (they live in their own tables). */
+  record: string;
+}
+
+export interface StepsTable {
+  trial_id: string;
+  idx: number;
+  /** JSON StepRecord. */
+  step: string;
+}
+
+export interface VerdictsTable {
+  trial_id: string;
+  /** JSON Verdict. */
+  verdict: string;
+}
+
+export interface StoreDatabase {
+  store_migrations: StoreMigrationsTable;
+  experiments: ExperimentsTable;
+  manifest: ManifestTable;
+  trials: TrialsTable;
+  steps: StepsTable;
+  verdicts: VerdictsTable;
+}

@@ -1,0 +1,24 @@
+import type { WorldDefinition } from "../../core/registry.ts";
+import { DEVICE_SUPPORT_POLICIES } from "./policies.ts";
+import { VERIFIER_ID, WORLD_ID } from "./state.ts";
+import { FAMILIES, generateTask } from "./tasks.ts";
+import { DeviceSupportWorld } from "./world.ts";
+
+export const deviceSupport: WorldDefinition = {
+  id: WORLD_ID,
+  description: "Device replacements under approval, with lost replies, delayed receipts and outages.",
+  verifier: VERIFIER_ID,
+  families: [...FAMILIES],
+  generateTask,
+  create: () => new DeviceSupportWorld(),
+  policies: DEVICE_SUPPORT_POLICIES,
+  knownGood: "cautious",
+};
+
+export { DEVICE_SUPPORT_POLICIES, EXPECTED_FAILURES } from "./policies.ts";
+export type { DeviceSupportState, TraceEntry } from "./state.ts";
+export { VERIFIER_ID as DEVICE_SUPPORT_VERIFIER, WORLD_ID as DEVICE_SUPPORT_ID } from "./state.ts";
+export type { DeviceSupportParams } from "./tasks.ts";
+export { FAMILIES as DEVICE_SUPPORT_FAMILIES, generateTask as generateDeviceSupportTask } from "./tasks.ts";
+export { verifyDeviceSupport } from "./verifier.ts";
+export { DEVICE_SUPPORT_TOOLS, DeviceSupportWorld, initialState } from "./world.ts";
