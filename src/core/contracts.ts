@@ -184,6 +184,8 @@ export interface Environment {
   stateHash(): string;
   /** Background jobs not yet fired. */
   pendingJobs(): readonly Job[];
+  /** Jobs that fired although their episode had ended or belonged to another episode (a leak). */
+  leakedJobs(): number;
 }
 
 // ---------------------------------------------------------------- agents
@@ -261,6 +263,8 @@ export interface TrialSpec {
   difficulty: number;
   seed: number;
   repeat: number;
+  /** Task parameter overrides given to the world's generator. */
+  params?: JsonObject;
   agent: AgentRef;
   budget: Budget;
 }

@@ -23,6 +23,8 @@ export interface WorldDefinition {
   /** Scripted policies that ship with the world, by name; `knownGood` names the one that passes every task. */
   policies: Record<string, Agent>;
   knownGood: string;
+  /** Self-test expectations: the families each bad policy must fail, and the violation codes that must catch it. */
+  expectedFailures: Record<string, { families: string[]; codes: string[] }>;
 }
 
 /** How a saved environment looks: its type (a registered factory) and its data. */

@@ -1,5 +1,5 @@
 import type { WorldDefinition } from "../../core/registry.ts";
-import { DEVICE_SUPPORT_POLICIES } from "./policies.ts";
+import { DEVICE_SUPPORT_POLICIES, EXPECTED_FAILURES } from "./policies.ts";
 import { VERIFIER_ID, WORLD_ID } from "./state.ts";
 import { FAMILIES, generateTask } from "./tasks.ts";
 import { DeviceSupportWorld } from "./world.ts";
@@ -13,6 +13,7 @@ export const deviceSupport: WorldDefinition = {
   create: () => new DeviceSupportWorld(),
   policies: DEVICE_SUPPORT_POLICIES,
   knownGood: "cautious",
+  expectedFailures: EXPECTED_FAILURES,
 };
 
 export { DEVICE_SUPPORT_POLICIES, EXPECTED_FAILURES } from "./policies.ts";

@@ -284,8 +284,7 @@ export class DeviceSupportWorld implements Environment {
     return this.scheduler.pending();
   }
 
-  /** Jobs that fired for another episode since reset (a leak). */
-  strayJobCount(): number {
+  leakedJobs(): number {
     return this.state.strayJobs;
   }
 }

@@ -1,0 +1,96 @@
+import type { AgentRef, Budget, TrialSpec } from "../core/contracts.ts";
+import { configError } from "../core/errors.ts";
+import { hashJson } from "../core/hash.ts";
+import type { JsonValue } from "../core/json.ts";
+import type { Registry } from "../core/registry.ts";
+import type { ExperimentConfig } from "./experiment.ts";
+
+/** A variant to plan trials for: the bare world (no `variant`) or a harnessed one. */
+export interface PlannedVariant {
+  world: string;
+  variant?: JsonValue;
+  variantId?: string;
+}
+
+/** Stable trial id: the same experiment and cell always give the same id (so resume is idempotent). */
+export function trialId(parts: {
+  experimentId: string;
+  world: string;
+  variantId?: string;
+  family: string;
+  difficulty: number;
+  seed: number;
+  repeat: number;
+  agent: string;
+}): string {
+  return `t-${hashJson(parts, 16)}`;
+}
+
+/**
+ * Expands an experiment into its manifest: worlds (or variants) × families × difficulties × seeds ×
+ * agents × repeats, each a planned trial with its own id. Every planned trial stays in the denominator.
+ */
+export function expandManifest(
+  experimentId: string,
+  config: ExperimentConfig,
+  agents: AgentRef[],
+  registry: Registry,
+  variants: PlannedVariant[] = config.worlds.map((world) => ({ world })),
+): TrialSpec[] {
+  const specs: TrialSpec[] = [];
+  const budget: Budget = { ...config.budget };
+  for (const v of variants) {
+    const world = registry.world(v.world);
+    const families = config.families ?? world.families.map((f) => f.name);
+    for (const family of families) {
+      const info = world.families.find((f) => f.name === family);
+      if (!info) {
+        throw configError(
+          "unknown_family",
+          `unknown family "${family}" for ${world.id} (known: ${world.families.map((f) => f.name).join(", ")})`,
+        );
+      }
+      for (const difficulty of config.difficulties) {
+        if (!info.difficulties.includes(difficulty)) {
+          throw configError(
+            "bad_difficulty",
+            `${world.id}/${family} has no difficulty ${difficulty} (has ${info.difficulties.join(", ")})`,
+          );
+        }
+        for (let i = 0; i < config.trials; i++) {
+          const seed = config.seed + i;
+          for (const agent of agents) {
+            for (let repeat = 0; repeat < config.repeats; repeat++) {
+              const id = trialId({
+                experimentId,
+                world: world.id,
+                ...(v.variantId ? { variantId: v.variantId } : {}),
+                family,
+                difficulty,
+                seed,
+                repeat,
+                agent: agent.id,
+              });
+              specs.push({
+                schemaVersion: 1,
+                id,
+                experimentId,
+                index: specs.length,
+                world: world.id,
+                ...(v.variant !== undefined ? { variant: v.variant, variantId: v.variantId } : {}),
+                family,
+                difficulty,
+                seed,
+                repeat,
+                ...(config.params ? { params: config.params } : {}),
+                agent,
+                budget,
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+  return specs;
+}
