@@ -1,11 +1,11 @@
 import { requireFinite } from "./argument-guards.ts";
 
-// Lanczos approximation with g = 7 and nine coefficients (Godfrey's set, as in Numerical Recipes,
-// 3rd ed., §6.1 and the Wikipedia "Lanczos approximation" article); about 15 significant digits.
+// Lanczos approximation with g = 7 and nine coefficients (Paul Godfrey's set, as published in the
+// Wikipedia "Lanczos approximation" article); about 15 significant digits for x >= 0.5.
 const LANCZOS_G = 7;
 const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406,
+  12.507343278686905, -0.13857109526572012, 9.984369578019572e-6, 1.5056327351493116e-7,
 ];
 const HALF_LOG_TWO_PI = 0.5 * Math.log(2 * Math.PI);
 
