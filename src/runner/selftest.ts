@@ -54,8 +54,10 @@ export async function runSelftest(registry: Registry, opts: SelftestOptions = {}
     total += result.trials.length;
     const prefix = worlds.length > 1 ? `${world.id}/` : "";
     for (const t of result.trials) {
-      const byFamily = (policies[t.agent] ??= {});
-      const c = (byFamily[prefix + t.family] ??= { trials: 0, passed: 0, violations: {} });
+      policies[t.agent] ??= {};
+      const byFamily = policies[t.agent];
+      byFamily[prefix + t.family] ??= { trials: 0, passed: 0, violations: {} };
+      const c = byFamily[prefix + t.family];
       c.trials++;
       if (t.outcome === "passed") c.passed++;
       for (const code of new Set(t.violations)) c.violations[code] = (c.violations[code] ?? 0) + 1;

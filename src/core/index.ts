@@ -1,0 +1,50 @@
+export { VirtualClock } from "./clock.ts";
+export type {
+  Action,
+  ActionMeta,
+  Agent,
+  AgentAction,
+  AgentRef,
+  AgentSession,
+  Budget,
+  Check,
+  Environment,
+  EnvSpec,
+  EpisodeInfo,
+  Observation,
+  Outcome,
+  ResetOptions,
+  Split,
+  StepInfo,
+  StepRecord,
+  StepResult,
+  Task,
+  TaskGenerator,
+  TaskObservation,
+  TaskRequest,
+  ToolDescriptor,
+  ToolError,
+  ToolResult,
+  ToolResultObservation,
+  TrialRecord,
+  TrialRecordSummary,
+  TrialSpec,
+  TrialStats,
+  Verdict,
+  Violation,
+} from "./contracts.ts";
+export { OUTCOMES } from "./contracts.ts";
+export type { Effect } from "./effect-log.ts";
+export { EffectLog } from "./effect-log.ts";
+export type { Fault } from "./errors.ts";
+export { errorMessage, ProvingError } from "./errors.ts";
+export { canonicalJson, hashJson, hashString } from "./hash.ts";
+export type { JsonObject, JsonValue } from "./json.ts";
+export type { FamilyInfo, SavedEnvironment, StateFactory, WorldDefinition } from "./registry.ts";
+export { Registry } from "./registry.ts";
+export type { RngState } from "./rng.ts";
+export { Rng } from "./rng.ts";
+export type { Job, SchedulerState } from "./scheduler.ts";
+export { Scheduler } from "./scheduler.ts";
+export type { ToolDef } from "./tool.ts";
+export { defineTool, parseToolArgs, toolDescriptor, toolError } from "./tool.ts";

@@ -1,0 +1,63 @@
+/** Proving Ground: the library API. Everything the CLI does is a function call. */
+export type { AgentResolver, ResolvedAgent } from "./agents/resolve.ts";
+export { loadModuleAgent, registerAgentResolver, resolveAgent } from "./agents/resolve.ts";
+export type {
+  Action,
+  Agent,
+  AgentAction,
+  AgentSession,
+  Budget,
+  Environment,
+  EpisodeInfo,
+  JsonObject,
+  JsonValue,
+  Observation,
+  Outcome,
+  StepRecord,
+  StepResult,
+  Task,
+  ToolDescriptor,
+  ToolResult,
+  TrialRecord,
+  TrialSpec,
+  Verdict,
+  Violation,
+  WorldDefinition,
+} from "./core/index.ts";
+export {
+  canonicalJson,
+  defineTool,
+  EffectLog,
+  hashJson,
+  OUTCOMES,
+  ProvingError,
+  parseToolArgs,
+  Registry,
+  Rng,
+  Scheduler,
+  toolDescriptor,
+  toolError,
+  VirtualClock,
+} from "./core/index.ts";
+export type { CellSummary, ExperimentSummary } from "./report/index.ts";
+export {
+  renderTerminalReport,
+  renderTrajectory,
+  summarizeExperiment,
+  summarizeTrial,
+} from "./report/index.ts";
+export {
+  comparePaired,
+  mcnemarExact,
+  pairedBootstrap,
+  passAtK,
+  passHatK,
+  sampleSizeForDifference,
+  wilson,
+} from "./report/stats/index.ts";
+export type { ExperimentConfig, ExperimentResult, RunOptions } from "./runner/index.ts";
+export { parseExperiment, runExperiment, runSelftest, runTrial } from "./runner/index.ts";
+export type { Store, TrialSummary } from "./store/index.ts";
+export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
+export { deviceSupport } from "./worlds/device-support/index.ts";
+export { defaultRegistry, registerBuiltinWorlds } from "./worlds/index.ts";

@@ -1,0 +1,10 @@
+export type { ExperimentConfig, ExperimentInput } from "./experiment.ts";
+export { DEFAULT_BUDGET, DEMO_EXPERIMENT, parseExperiment } from "./experiment.ts";
+export type { PlannedVariant } from "./manifest.ts";
+export { expandManifest, trialId } from "./manifest.ts";
+export type { ExperimentResult, Progress, RunOptions } from "./run.ts";
+export { resolveAgents, runExperiment } from "./run.ts";
+export type { SelftestResult } from "./selftest.ts";
+export { runSelftest } from "./selftest.ts";
+export type { EnvironmentFactory, TrialDeps } from "./trial.ts";
+export { runTrial, trajectoryHash } from "./trial.ts";
