@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { ProvingError } from "../core/errors.ts";
 import type { StoreDatabase } from "./schema.ts";
 import { type StoreDialect, writeTransaction } from "./store-dialect.ts";
+import type { WriteLock } from "./write-lock.ts";
 
 /** One schema change. Migrations only ever append; a shipped migration is never edited. */
 export interface StoreMigration {
@@ -121,37 +122,43 @@ export const STORE_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.v
 export async function migrate(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
-  now: () => string = () => new Date().toISOString(),
+  opts: { writeLock?: WriteLock; now?: () => string } = {},
 ): Promise<number> {
-  return writeTransaction(db, dialect, async (trx) => {
-    await trx.schema
-      .createTable("store_migrations")
-      .ifNotExists()
-      .addColumn("version", "integer", (c) => c.primaryKey())
-      .addColumn("name", "text", (c) => c.notNull())
-      .addColumn("applied_at", "text", (c) => c.notNull())
-      .execute();
-    const row = await trx
-      .selectFrom("store_migrations")
-      .select((eb) => eb.fn.max("version").as("version"))
-      .executeTakeFirst();
-    const current = row?.version == null ? 0 : Number(row.version);
-    if (current > STORE_SCHEMA_VERSION) {
-      throw new ProvingError(
-        "store_schema_too_new",
-        "config",
-        `store schema version ${current} is newer than this build understands (${STORE_SCHEMA_VERSION}); upgrade proving-ground`,
-        { details: { current, supported: STORE_SCHEMA_VERSION } },
-      );
-    }
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
-      await migration.up(trx);
-      await trx
-        .insertInto("store_migrations")
-        .values({ version: migration.version, name: migration.name, applied_at: now() })
+  const now = opts.now ?? (() => new Date().toISOString());
+  return writeTransaction(
+    db,
+    dialect,
+    async (trx) => {
+      await trx.schema
+        .createTable("store_migrations")
+        .ifNotExists()
+        .addColumn("version", "integer", (c) => c.primaryKey())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("applied_at", "text", (c) => c.notNull())
         .execute();
-    }
-    return STORE_SCHEMA_VERSION;
-  });
+      const row = await trx
+        .selectFrom("store_migrations")
+        .select((eb) => eb.fn.max("version").as("version"))
+        .executeTakeFirst();
+      const current = row?.version == null ? 0 : Number(row.version);
+      if (current > STORE_SCHEMA_VERSION) {
+        throw new ProvingError(
+          "store_schema_too_new",
+          "config",
+          `store schema version ${current} is newer than this build understands (${STORE_SCHEMA_VERSION}); upgrade proving-ground`,
+          { details: { current, supported: STORE_SCHEMA_VERSION } },
+        );
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await migration.up(trx);
+        await trx
+          .insertInto("store_migrations")
+          .values({ version: migration.version, name: migration.name, applied_at: now() })
+          .execute();
+      }
+      return STORE_SCHEMA_VERSION;
+    },
+    opts.writeLock,
+  );
 }

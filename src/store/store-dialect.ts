@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "./schema.ts";
+import type { WriteLock } from "./write-lock.ts";
 
 /**
  * What differs between the databases the store runs on. Query code is kysely's builder and
@@ -21,9 +22,19 @@ export const POSTGRES_DIALECT: StoreDialect = { name: "postgres", beginWrite: "b
 
 /**
  * Runs `fn` in one write transaction on one connection and returns after the commit.
- * Rolls back (and rethrows) when `fn` or the commit fails.
+ * Rolls back (and rethrows) when `fn` or the commit fails. With a `lock`, waits for it first.
  */
 export async function writeTransaction<T>(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  fn: (trx: Kysely<StoreDatabase>) => Promise<T>,
+  lock?: WriteLock,
+): Promise<T> {
+  const run = () => inTransaction(db, dialect, fn);
+  return lock ? lock.run(run) : run();
+}
+
+function inTransaction<T>(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   fn: (trx: Kysely<StoreDatabase>) => Promise<T>,

@@ -38,12 +38,15 @@ export function registerExport(program: Command): void {
         await withStore(flags.store, "read", async (store) => {
           const experimentId = await experimentOrLatest(store, id);
           const out = flags.out ? fs.createWriteStream(flags.out) : process.stdout;
-          const write = (line: string) =>
-            new Promise<void>((resolve, reject) => {
-              if (out.write(`${line}\n`)) resolve();
-              else out.once("drain", resolve).once("error", reject);
-            });
-          const n = await store.exportJsonl(experimentId, write, {
+          let failed: unknown;
+        out.on("error", (err) => {
+          failed = err;
+        });
+        const write = (line: string): Promise<void> | undefined => {
+          if (failed) throw failed;
+          return out.write(`${line}\n`) ? undefined : new Promise((resolve) => out.once("drain", resolve));
+        };
+        const n = await store.exportJsonl(experimentId, write, {
             ...(flags.outcome ? { outcome: flags.outcome as never } : {}),
             ...(flags.family ? { family: flags.family } : {}),
             ...(flags.agent ? { agent: flags.agent } : {}),

@@ -1,0 +1,19 @@
+export { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
+export { MIGRATIONS, migrate, STORE_SCHEMA_VERSION, type StoreMigration } from "./migrations.ts";
+export { createStore, DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";
+export type { StoreDatabase } from "./schema.ts";
+export {
+  type CreateExperimentOptions,
+  EXPERIMENT_STATUSES,
+  type Experiment,
+  type ExperimentStatus,
+  type ExportOptions,
+  type LineWriter,
+  type NewExperiment,
+  type Store,
+  type TrialFilter,
+  type TrialSummary,
+} from "./store.ts";
+export { POSTGRES_DIALECT, SQLITE_DIALECT, type StoreDialect } from "./store-dialect.ts";
+export { TrialWriter, type TrialWriterOptions } from "./trial-writer.ts";
+export { acquireWriteLock, releaseWriteLock, WriteLock } from "./write-lock.ts";

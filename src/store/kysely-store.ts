@@ -1,0 +1,424 @@
+import type { Kysely, Selectable } from "kysely";
+import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
+import { ProvingError } from "../core/errors.ts";
+import { canonicalJson } from "../core/hash.ts";
+import { chunks, ID_CHUNK, rowsPerInsert } from "./batching.ts";
+import type { ExperimentsTable, StoreDatabase } from "./schema.ts";
+import type {
+  CreateExperimentOptions,
+  Experiment,
+  ExperimentStatus,
+  ExportOptions,
+  LineWriter,
+  NewExperiment,
+  Store,
+  TrialFilter,
+  TrialSummary,
+} from "./store.ts";
+import { EXPERIMENT_STATUSES } from "./store.ts";
+import { type StoreDialect, writeTransaction } from "./store-dialect.ts";
+import { toStoreError, unknownExperiment } from "./store-errors.ts";
+import { filterTrials, type PageCursor, readTrialPage } from "./trial-page.ts";
+import {
+  assembleRecord,
+  rowToSummary,
+  SUMMARY_COLUMNS,
+  specToManifestRow,
+  type TrialRows,
+  trialToRows,
+  validateRecord,
+} from "./trial-rows.ts";
+import type { WriteLock } from "./write-lock.ts";
+
+export interface KyselyStoreOptions {
+  /** Serializes this store's write transactions with other stores on the same database. */
+  writeLock?: WriteLock;
+  /** Called once, after the database is destroyed by `close()`. */
+  onClose?: () => void;
+}
+
+const EXPERIMENT_ID_MAX = 200;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+function toExperiment(row: Selectable<ExperimentsTable>): Experiment {
+  return {
+    id: row.id,
+    schemaVersion: 1,
+    createdAt: row.created_at,
+    config: JSON.parse(row.config),
+    status: row.status as ExperimentStatus,
+  };
+}
+
+function checkExperimentId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || id === "" || id.length > EXPERIMENT_ID_MAX || CONTROL_CHARS.test(id)) {
+    throw new ProvingError(
+      "invalid_experiment_id",
+      "config",
+      `invalid experiment id ${JSON.stringify(id)}: want 1-${EXPERIMENT_ID_MAX} printable characters`,
+    );
+  }
+}
+
+function checkStatus(status: unknown): asserts status is ExperimentStatus {
+  if (!(EXPERIMENT_STATUSES as readonly unknown[]).includes(status)) {
+    throw new ProvingError(
+      "invalid_experiment_status",
+      "config",
+      `invalid experiment status ${JSON.stringify(status)}: want one of ${EXPERIMENT_STATUSES.join(", ")}`,
+    );
+  }
+}
+
+function manifestConflict(message: string, details?: unknown): ProvingError {
+  return new ProvingError("manifest_conflict", "config", `manifest: ${message}`, { details });
+}
+
+/** The Store, written once against kysely's builder; the dialect only changes how writes begin. */
+export class KyselyStore implements Store {
+  readonly schemaVersion: number;
+  readonly #db: Kysely<StoreDatabase>;
+  readonly #dialect: StoreDialect;
+  readonly #opts: KyselyStoreOptions;
+  #closed = false;
+
+  constructor(
+    db: Kysely<StoreDatabase>,
+    dialect: StoreDialect,
+    schemaVersion: number,
+    opts: KyselyStoreOptions = {},
+  ) {
+    this.#db = db;
+    this.#dialect = dialect;
+    this.schemaVersion = schemaVersion;
+    this.#opts = opts;
+  }
+
+  async #run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new ProvingError("store_closed", "internal", `store: ${operation} after close()`);
+    try {
+      return await fn();
+    } catch (err) {
+      throw toStoreError(operation, err);
+    }
+  }
+
+  #write<T>(fn: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
+    return writeTransaction(this.#db, this.#dialect, fn, this.#opts.writeLock);
+  }
+
+  async #requireExperiment(db: Kysely<StoreDatabase>, id: string): Promise<void> {
+    const row = await db.selectFrom("experiments").select("id").where("id", "=", id).executeTakeFirst();
+    if (!row) throw unknownExperiment(id);
+  }
+
+  // ------------------------------------------------------------ experiments
+
+  createExperiment(experiment: NewExperiment, opts: CreateExperimentOptions = {}): Promise<Experiment> {
+    return this.#run("createExperiment", async () => {
+      checkExperimentId(experiment.id);
+      const status = experiment.status ?? "planned";
+      checkStatus(status);
+      const row = {
+        id: experiment.id,
+        schema_version: 1,
+        created_at: experiment.createdAt,
+        config: JSON.stringify(experiment.config),
+        status,
+      };
+      return this.#write(async (trx) => {
+        const result = await trx
+          .insertInto("experiments")
+          .values(row)
+          .onConflict((oc) => oc.column("id").doNothing())
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return toExperiment(row);
+        if (!opts.ifNotExists) {
+          throw new ProvingError(
+            "experiment_exists",
+            "config",
+            `experiment "${experiment.id}" already exists`,
+            {
+              details: { experimentId: experiment.id },
+            },
+          );
+        }
+        const existing = await trx
+          .selectFrom("experiments")
+          .selectAll()
+          .where("id", "=", experiment.id)
+          .executeTakeFirstOrThrow();
+        return toExperiment(existing);
+      });
+    });
+  }
+
+  getExperiment(id: string): Promise<Experiment | undefined> {
+    return this.#run("getExperiment", async () => {
+      const row = await this.#db
+        .selectFrom("experiments")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row && toExperiment(row);
+    });
+  }
+
+  listExperiments(): Promise<Experiment[]> {
+    return this.#run("listExperiments", async () => {
+      const rows = await this.#db
+        .selectFrom("experiments")
+        .selectAll()
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toExperiment);
+    });
+  }
+
+  setExperimentStatus(id: string, status: ExperimentStatus): Promise<void> {
+    return this.#run("setExperimentStatus", async () => {
+      checkStatus(status);
+      const result = await this.#write((trx) =>
+        trx.updateTable("experiments").set({ status }).where("id", "=", id).executeTakeFirst(),
+      );
+      if (Number(result.numUpdatedRows) === 0) throw unknownExperiment(id);
+    });
+  }
+
+  // ------------------------------------------------------------ manifest
+
+  writeManifest(experimentId: string, specs: readonly TrialSpec[]): Promise<void> {
+    return this.#run("writeManifest", async () => {
+      const ids = new Set<string>();
+      const indexes = new Set<number>();
+      for (const spec of specs) {
+        if (spec.experimentId !== experimentId) {
+          throw manifestConflict(
+            `trial ${spec.id} belongs to experiment "${spec.experimentId}", not "${experimentId}"`,
+          );
+        }
+        if (ids.has(spec.id)) throw manifestConflict(`trial id ${spec.id} appears twice`);
+        if (indexes.has(spec.index)) throw manifestConflict(`index ${spec.index} appears twice`);
+        ids.add(spec.id);
+        indexes.add(spec.index);
+      }
+      await this.#write(async (trx) => {
+        await this.#requireExperiment(trx, experimentId);
+        const existing = new Map<string, { experiment_id: string; idx: number; spec: string }>();
+        for (const chunk of chunks([...ids], ID_CHUNK)) {
+          const rows = await trx
+            .selectFrom("manifest")
+            .select(["trial_id", "experiment_id", "idx", "spec"])
+            .where("trial_id", "in", chunk)
+            .execute();
+          for (const row of rows) existing.set(row.trial_id, row);
+        }
+        const fresh: TrialSpec[] = [];
+        for (const spec of specs) {
+          const old = existing.get(spec.id);
+          if (!old) {
+            fresh.push(spec);
+            continue;
+          }
+          if (old.experiment_id !== experimentId) {
+            throw manifestConflict(
+              `trial id ${spec.id} is already planned in experiment "${old.experiment_id}"`,
+            );
+          }
+          if (canonicalJson(JSON.parse(old.spec)) !== canonicalJson(spec)) {
+            throw manifestConflict(`trial ${spec.id} is already planned with a different spec`, {
+              trialId: spec.id,
+            });
+          }
+        }
+        if (fresh.length === 0) return;
+        const taken = new Set<number>();
+        for (const chunk of chunks(
+          fresh.map((s) => s.index),
+          ID_CHUNK,
+        )) {
+          const rows = await trx
+            .selectFrom("manifest")
+            .select("idx")
+            .where("experiment_id", "=", experimentId)
+            .where("idx", "in", chunk)
+            .execute();
+          for (const row of rows) taken.add(Number(row.idx));
+        }
+        const clash = fresh.find((s) => taken.has(s.index));
+        if (clash) throw manifestConflict(`index ${clash.index} is already planned for another trial`);
+        const rows = fresh.map(specToManifestRow);
+        for (const chunk of chunks(rows, rowsPerInsert(11))) {
+          await trx.insertInto("manifest").values(chunk).execute();
+        }
+      });
+    });
+  }
+
+  getManifest(experimentId: string): Promise<TrialSpec[]> {
+    return this.#run("getManifest", async () => {
+      await this.#requireExperiment(this.#db, experimentId);
+      const rows = await this.#db
+        .selectFrom("manifest")
+        .select("spec")
+        .where("experiment_id", "=", experimentId)
+        .orderBy("idx")
+        .execute();
+      return rows.map((r) => JSON.parse(r.spec) as TrialSpec);
+    });
+  }
+
+  // ------------------------------------------------------------ trials
+
+  saveTrials(records: readonly TrialRecord[]): Promise<void> {
+    return this.#run("saveTrials", async () => {
+      if (records.length === 0) return;
+      // Last record wins for a trial id that appears twice in one batch.
+      const byId = new Map<string, TrialRows>();
+      for (const record of records) {
+        validateRecord(record);
+        byId.delete(record.spec.id);
+        byId.set(record.spec.id, trialToRows(record));
+      }
+      const all = [...byId.values()];
+      const ids = [...byId.keys()];
+      const experimentIds = [...new Set(all.map((r) => r.trial.experiment_id))];
+      const steps = all.flatMap((r) => r.steps);
+      const verdicts = all.flatMap((r) => (r.verdict ? [r.verdict] : []));
+
+      await this.#write(async (trx) => {
+        for (const chunk of chunks(experimentIds, ID_CHUNK)) {
+          const found = await trx.selectFrom("experiments").select("id").where("id", "in", chunk).execute();
+          const known = new Set(found.map((r) => r.id));
+          const unknown = chunk.find((id) => !known.has(id));
+          if (unknown !== undefined) throw unknownExperiment(unknown);
+        }
+        for (const chunk of chunks(ids, ID_CHUNK)) {
+          await trx.deleteFrom("steps").where("trial_id", "in", chunk).execute();
+          await trx.deleteFrom("verdicts").where("trial_id", "in", chunk).execute();
+          await trx.deleteFrom("trials").where("trial_id", "in", chunk).execute();
+        }
+        for (const chunk of chunks(
+          all.map((r) => r.trial),
+          rowsPerInsert(25),
+        )) {
+          await trx.insertInto("trials").values(chunk).execute();
+        }
+        for (const chunk of chunks(steps, rowsPerInsert(3))) {
+          await trx.insertInto("steps").values(chunk).execute();
+        }
+        for (const chunk of chunks(verdicts, rowsPerInsert(2))) {
+          await trx.insertInto("verdicts").values(chunk).execute();
+        }
+      });
+    });
+  }
+
+  getTrial(trialId: string): Promise<TrialRecord | undefined> {
+    return this.#run("getTrial", async () =>
+      this.#db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("trials")
+          .select("record")
+          .where("trial_id", "=", trialId)
+          .executeTakeFirst();
+        if (!row) return undefined;
+        const steps = await trx
+          .selectFrom("steps")
+          .select("step")
+          .where("trial_id", "=", trialId)
+          .orderBy("idx")
+          .execute();
+        const verdict = await trx
+          .selectFrom("verdicts")
+          .select("verdict")
+          .where("trial_id", "=", trialId)
+          .executeTakeFirst();
+        return assembleRecord(
+          row.record,
+          steps.map((s) => s.step),
+          verdict?.verdict,
+        );
+      }),
+    );
+  }
+
+  listTrials(experimentId: string, filter: TrialFilter = {}): Promise<TrialSummary[]> {
+    return this.#run("listTrials", async () => {
+      await this.#requireExperiment(this.#db, experimentId);
+      const query = this.#db
+        .selectFrom("trials")
+        .select(SUMMARY_COLUMNS)
+        .where("experiment_id", "=", experimentId)
+        .orderBy("idx")
+        .orderBy("trial_id");
+      const rows = await filterTrials(query, filter).execute();
+      return rows.map(rowToSummary);
+    });
+  }
+
+  recordedTrialIds(experimentId: string): Promise<Set<string>> {
+    return this.#run("recordedTrialIds", async () => {
+      await this.#requireExperiment(this.#db, experimentId);
+      const rows = await this.#db
+        .selectFrom("trials")
+        .select("trial_id")
+        .where("experiment_id", "=", experimentId)
+        .execute();
+      return new Set(rows.map((r) => r.trial_id));
+    });
+  }
+
+  missingTrials(experimentId: string): Promise<TrialSpec[]> {
+    return this.#run("missingTrials", async () => {
+      await this.#requireExperiment(this.#db, experimentId);
+      const rows = await this.#db
+        .selectFrom("manifest as m")
+        .leftJoin("trials as t", (join) =>
+          join.onRef("t.trial_id", "=", "m.trial_id").onRef("t.experiment_id", "=", "m.experiment_id"),
+        )
+        .select("m.spec")
+        .where("m.experiment_id", "=", experimentId)
+        .where("t.trial_id", "is", null)
+        .orderBy("m.idx")
+        .execute();
+      return rows.map((r) => JSON.parse(r.spec) as TrialSpec);
+    });
+  }
+
+  exportJsonl(experimentId: string, write: LineWriter, opts: ExportOptions = {}): Promise<number> {
+    return this.#exportJsonl(experimentId, write, opts);
+  }
+
+  async #exportJsonl(experimentId: string, write: LineWriter, opts: ExportOptions): Promise<number> {
+    await this.#run("exportJsonl", () => this.#requireExperiment(this.#db, experimentId));
+    const pageSize = Math.max(1, Math.floor(opts.pageSize ?? 64));
+    let after: PageCursor | undefined;
+    let written = 0;
+    for (;;) {
+      const page = await this.#run("exportJsonl", () =>
+        readTrialPage(this.#db, experimentId, opts, pageSize, after),
+      );
+      // The writer's own errors propagate as they are: they are not the store's.
+      for (const record of page) {
+        await write(JSON.stringify(record));
+        written++;
+      }
+      if (page.length < pageSize) return written;
+      const last = page[page.length - 1]!.spec;
+      after = { idx: last.index, trialId: last.id };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#db.destroy();
+    } finally {
+      this.#opts.onClose?.();
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import type { Outcome, TrialRecord, TrialSpec, TrialStats } from "../core/contracts.ts";
+import type { JsonObject } from "../core/json.ts";
+
+export const EXPERIMENT_STATUSES = ["planned", "running", "completed", "interrupted", "failed"] as const;
+export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
+
+export interface Experiment {
+  id: string;
+  /** Schema version of the experiment's trial records. */
+  schemaVersion: 1;
+  /** ISO timestamp, supplied by the caller. */
+  createdAt: string;
+  config: JsonObject;
+  status: ExperimentStatus;
+}
+
+export interface NewExperiment {
+  id: string;
+  config: JsonObject;
+  createdAt: string;
+  /** Defaults to `planned`. */
+  status?: ExperimentStatus;
+}
+
+export interface CreateExperimentOptions {
+  /** Return the existing experiment instead of failing with `experiment_exists`. */
+  ifNotExists?: boolean;
+}
+
+export interface TrialFilter {
+  outcome?: Outcome;
+  family?: string;
+  /** Agent display id (`AgentRef.id`). */
+  agent?: string;
+}
+
+/** One recorded trial without its steps, task or verdict details: what a report table needs. */
+export interface TrialSummary {
+  trialId: string;
+  experimentId: string;
+  index: number;
+  world: string;
+  variantId?: string;
+  family: string;
+  difficulty: number;
+  /** Agent display id (`AgentRef.id`). */
+  agent: string;
+  seed: number;
+  repeat: number;
+  outcome: Outcome;
+  reason: string;
+  /** `null` when the trial has no verdict (it never reached the verifier). */
+  passed: boolean | null;
+  score: number | null;
+  /** Codes of the verdict's violations, in order. */
+  violations: string[];
+  steps: number;
+  stats: TrialStats;
+  trajectoryHash: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface ExportOptions extends TrialFilter {
+  /** Trials read per query (default 64). Memory use is bounded by one page. */
+  pageSize?: number;
+}
+
+/** Receives one JSON text (no trailing newline); may return a promise to apply backpressure. */
+export type LineWriter = (line: string) => void | Promise<void>;
+
+/**
+ * Where experiments, their manifests and trial records live. Every method is async and throws
+ * ProvingError: `unknown_experiment` (config) for an experiment id the store does not hold,
+ * `store_failed` / `store_busy` (infrastructure) when the database fails.
+ */
+export interface Store {
+  /** Schema version of the open database. */
+  readonly schemaVersion: number;
+  createExperiment(experiment: NewExperiment, opts?: CreateExperimentOptions): Promise<Experiment>;
+  getExperiment(id: string): Promise<Experiment | undefined>;
+  /** Oldest first. */
+  listExperiments(): Promise<Experiment[]>;
+  setExperimentStatus(id: string, status: ExperimentStatus): Promise<void>;
+  /**
+   * Records the planned trials. Idempotent: specs already in the manifest are left alone when
+   * equal and rejected (`manifest_conflict`) when different; new specs are added.
+   */
+  writeManifest(experimentId: string, specs: readonly TrialSpec[]): Promise<void>;
+  /** The planned trials, in index order. */
+  getManifest(experimentId: string): Promise<TrialSpec[]>;
+  /**
+   * Saves a batch in one transaction and returns after it is committed. Idempotent per trial id:
+   * a trial saved again replaces the old one wholly (steps and verdict too).
+   */
+  saveTrials(records: readonly TrialRecord[]): Promise<void>;
+  /** The record as saved, steps and verdict included; `undefined` when not recorded. */
+  getTrial(trialId: string): Promise<TrialRecord | undefined>;
+  /** Recorded trials, in manifest (index) order. */
+  listTrials(experimentId: string, filter?: TrialFilter): Promise<TrialSummary[]>;
+  recordedTrialIds(experimentId: string): Promise<Set<string>>;
+  /** Planned trials with no record, in index order. */
+  missingTrials(experimentId: string): Promise<TrialSpec[]>;
+  /**
+   * Writes one JSON line per recorded trial (the full TrialRecord with its steps), in manifest
+   * order, reading a page at a time. Returns the number of lines written.
+   */
+  exportJsonl(experimentId: string, write: LineWriter, opts?: ExportOptions): Promise<number>;
+  /** Closes the database. Idempotent; any later call fails with `store_closed`. */
+  close(): Promise<void>;
+}
