@@ -19,15 +19,24 @@ function eta(started: number, done: number, startDone: number, planned: number):
  * Live progress on stderr: a bar on a TTY; on a log (CI), a plain line every few seconds and at
  * the end. Shows trials done/planned, pass rate so far, violations, errors and ETA.
  */
-export function progressReporter(opts: { enabled: boolean; tty?: boolean }): ProgressReporter {
+export function progressReporter(opts: {
+  enabled: boolean;
+  tty?: boolean;
+  /** Where progress goes (default stderr). */
+  stream?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Plain-text mode: at most one line per this many ms (default 2000), plus one at the end. */
+  intervalMs?: number;
+}): ProgressReporter {
   if (!opts.enabled) return { update() {}, stop() {} };
-  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
+  const stream = opts.stream ?? process.stderr;
+  const tty = opts.tty ?? Boolean(stream.isTTY);
+  const intervalMs = opts.intervalMs ?? 2000;
   const started = Date.now();
   let startDone = -1;
   if (tty) {
     const bar = new cliProgress.SingleBar(
       {
-        stream: process.stderr,
+        stream: stream as NodeJS.WritableStream,
         format:
           "{bar} {value}/{total} trials | pass {rate} | violations {violated} | errors {errors} | ETA {eta_s}",
         hideCursor: true,
@@ -57,21 +66,26 @@ export function progressReporter(opts: { enabled: boolean; tty?: boolean }): Pro
   }
   let last = 0;
   let latest: Progress | undefined;
-  const line = (p: Progress) =>
-    process.stderr.write(
+  // runExperiment passes one object it keeps updating: remember the count, not the object
+  let printedDone = -1;
+  const line = (p: Progress) => {
+    printedDone = p.done;
+    stream.write(
       `[proving] ${p.done}/${p.planned} trials, pass ${pct(p.passed, p.done - Math.max(0, startDone))}, violations ${p.violated}, errors ${p.errors}, ETA ${eta(started, p.done, startDone, p.planned)}\n`,
     );
+  };
   return {
     update(p) {
       if (startDone < 0) startDone = p.done - 1;
       latest = p;
-      if (Date.now() - last >= 2000) {
+      if (Date.now() - last >= intervalMs) {
         last = Date.now();
         line(p);
       }
     },
     stop() {
-      if (latest) line(latest);
+      // the final state, unless the last line already showed it
+      if (latest && latest.done !== printedDone) line(latest);
     },
   };
 }
