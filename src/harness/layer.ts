@@ -1,0 +1,160 @@
+import type {
+  Action,
+  Environment,
+  EnvSpec,
+  Observation,
+  ResetOptions,
+  StepResult,
+  Verdict,
+} from "../core/contracts.ts";
+import { hashJson } from "../core/hash.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { SavedEnvironment } from "../core/registry.ts";
+import type { Job } from "../core/scheduler.ts";
+import { type ReplayedStep, replayedSteps } from "./setup-steps.ts";
+import { type TimeControl, timeControlOf } from "./time-control.ts";
+
+/** Registered factory type of a saved stack (`{env, layers}`). */
+export const HARNESS_STACK_TYPE = "harness.stack@1";
+
+export type LayerKind = "setup" | "rule" | "link";
+
+/** What a layer is: its kind, its id (`rule.rate-limit@1`, `setup.replay@1`, `link@1`) and its params. */
+export interface LayerInfo {
+  kind: LayerKind;
+  id: string;
+  params: JsonObject;
+}
+
+export interface SavedLayer extends LayerInfo {
+  state: JsonValue;
+}
+
+/** The saved state of a stacked variant: the base environment and its layers, innermost first. */
+export interface StackState {
+  env: SavedEnvironment;
+  layers: SavedLayer[];
+}
+
+/** Saves any environment so a registry can restore it: a stack as `harness.stack@1`, a world by its id. */
+export function saveEnvironment(env: Environment): SavedEnvironment {
+  if (env instanceof Layer) return { type: HARNESS_STACK_TYPE, state: env.saveState() };
+  return { type: env.spec.id, state: env.saveState() };
+}
+
+/**
+ * A harness layer: wraps an Environment and is one. It holds no reference to any verifier:
+ * `evaluate()` reaches the base world's frozen verifier through the inner environment. Setup and
+ * Rule layers never override it; only a Link combines the verdicts of its two worlds (an AND).
+ */
+export abstract class Layer implements Environment {
+  /** Set on the outermost layer of a built variant: its id is the variant id. */
+  variantId: string | undefined;
+  /** The last observation the agent received through this layer. */
+  protected last: Observation | undefined;
+  /** Whether the inner environment saw the last call (a blocked call does not reach it). */
+  protected lastReachedInner = false;
+
+  constructor(
+    readonly inner: Environment,
+    readonly info: LayerInfo,
+  ) {}
+
+  get spec(): EnvSpec {
+    const inner = this.inner.spec;
+    return {
+      ...inner,
+      id: this.variantId ?? `${inner.id}+${this.info.id}`,
+      tools: this.tools() ?? inner.tools,
+    };
+  }
+
+  /** Tools the agent sees, when this layer changes them. */
+  protected tools(): EnvSpec["tools"] | undefined {
+    return undefined;
+  }
+
+  abstract reset(opts: ResetOptions): Promise<Observation>;
+  abstract step(action: Action): Promise<StepResult>;
+  /** This layer's own state (data only). */
+  protected abstract layerState(): JsonValue;
+
+  observe(): Observation {
+    return this.last ?? this.inner.observe();
+  }
+
+  evaluate(): Verdict {
+    return this.inner.evaluate();
+  }
+
+  /** `{env: {type, state}, layers: [innermost … outermost]}`. */
+  saveState(): JsonValue {
+    const below: StackState =
+      this.inner instanceof Layer
+        ? (this.inner.saveState() as unknown as StackState)
+        : { env: saveEnvironment(this.inner), layers: [] };
+    const own: SavedLayer = { ...structuredClone(this.info), state: this.layerState() };
+    return { env: below.env, layers: [...below.layers, own] } as unknown as JsonValue;
+  }
+
+  delivered(observation: Observation): void {
+    this.last = structuredClone(observation);
+    this.onDelivered(observation);
+    if (this.lastReachedInner) this.inner.delivered(observation);
+  }
+
+  /** A layer that keeps a history updates it here when an outer layer changed what the agent got. */
+  protected onDelivered(_observation: Observation): void {}
+
+  view(): Readonly<JsonObject> {
+    return this.inner.view();
+  }
+
+  stateHash(): string {
+    return hashJson({ inner: this.inner.stateHash(), layer: this.info.id, state: this.hashedState() });
+  }
+
+  /** The part of the layer's state that decides what it does next (default: all of it). */
+  protected hashedState(): JsonValue {
+    return this.layerState();
+  }
+
+  pendingJobs(): readonly Job[] {
+    return this.inner.pendingJobs();
+  }
+
+  leakedJobs(): number {
+    return this.inner.leakedJobs();
+  }
+
+  /** Setup steps of inner Setup layers (a Setup layer adds its own). */
+  setupSteps(): ReplayedStep[] {
+    return replayedSteps(this.inner);
+  }
+
+  // ---- time control, forwarded inward when the base world offers it
+
+  hasTimeControl(): boolean {
+    return timeControlOf(this.inner) !== undefined;
+  }
+
+  elapse(seconds: number): void {
+    timeControlOf(this.inner)?.elapse(seconds);
+  }
+
+  deferJob(id: number, seconds: number): number | undefined {
+    return timeControlOf(this.inner)?.deferJob(id, seconds);
+  }
+
+  protected timeControl(): TimeControl | undefined {
+    return timeControlOf(this.inner);
+  }
+
+  /** Virtual now of the inner environment (its view's `now`, else the last observation's). */
+  protected now(): number {
+    const v = this.inner.view() as JsonObject;
+    if (typeof v.now === "number") return v.now;
+    const o = this.last ?? this.inner.observe();
+    return o.kind === "tool_result" ? o.now : 0;
+  }
+}

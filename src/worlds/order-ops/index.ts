@@ -1,0 +1,31 @@
+import type { WorldDefinition } from "../../core/registry.ts";
+import { EXPECTED_FAILURES, ORDER_OPS_POLICIES } from "./policies.ts";
+import { VERIFIER_ID, WORLD_ID } from "./state.ts";
+import { FAMILIES, generateTask } from "./tasks.ts";
+import { OrderOpsWorld } from "./world.ts";
+
+export const orderOps: WorldDefinition = {
+  id: WORLD_ID,
+  description:
+    "Orders, shipments, addresses and refunds: change an address before (or after) it ships, refund once.",
+  verifier: VERIFIER_ID,
+  families: [...FAMILIES],
+  generateTask,
+  create: () => new OrderOpsWorld(),
+  policies: ORDER_OPS_POLICIES,
+  knownGood: "careful",
+  expectedFailures: EXPECTED_FAILURES,
+};
+
+export {
+  EXPECTED_FAILURES as ORDER_OPS_EXPECTED_FAILURES,
+  ORDER_OPS_POLICIES,
+  type OrderOpsFlaw,
+  orderOpsPolicy,
+} from "./policies.ts";
+export type { OrderOpsState, TraceEntry as OrderOpsTraceEntry } from "./state.ts";
+export { VERIFIER_ID as ORDER_OPS_VERIFIER, WORLD_ID as ORDER_OPS_ID } from "./state.ts";
+export type { LinkParams, OrderOpsParams } from "./tasks.ts";
+export { FAMILIES as ORDER_OPS_FAMILIES, generateTask as generateOrderOpsTask } from "./tasks.ts";
+export { verifyOrderOps } from "./verifier.ts";
+export { initialState as orderOpsInitialState, ORDER_OPS_TOOLS, OrderOpsWorld } from "./world.ts";

@@ -1,0 +1,157 @@
+import type {
+  Action,
+  Environment,
+  EnvSpec,
+  Observation,
+  ResetOptions,
+  StepResult,
+  Task,
+  Verdict,
+} from "../../core/contracts.ts";
+import { ProvingError } from "../../core/errors.ts";
+import { cloneJson, type JsonObject, type JsonValue } from "../../core/json.ts";
+import type { SavedEnvironment } from "../../core/registry.ts";
+import type { Job } from "../../core/scheduler.ts";
+import type { StackState } from "../../harness/layer.ts";
+import { type LinkDeps, LinkLayer, type LinkParams } from "../../harness/link-layer.ts";
+import { DEVICE_SUPPORT_ID, DEVICE_SUPPORT_VERIFIER, DeviceSupportWorld } from "../device-support/index.ts";
+import { ORDER_OPS_ID, ORDER_OPS_VERIFIER, OrderOpsWorld, orderOps } from "../order-ops/index.ts";
+import { replacementOrderHandoff } from "./handoff.ts";
+import type { SupportOrdersParams } from "./tasks.ts";
+import { WORLD_ID } from "./tasks.ts";
+
+export const VERIFIER_ID = `${DEVICE_SUPPORT_VERIFIER}+${ORDER_OPS_VERIFIER}`;
+
+const restore = (saved: SavedEnvironment): Environment => {
+  if (saved.type === DEVICE_SUPPORT_ID) return DeviceSupportWorld.fromState(saved.state);
+  if (saved.type === ORDER_OPS_ID) return OrderOpsWorld.fromState(saved.state);
+  throw new ProvingError("unknown_state_type", "internal", `${WORLD_ID} cannot restore ${saved.type}`);
+};
+
+const deps: LinkDeps = {
+  b: orderOps,
+  createB: () => new OrderOpsWorld(),
+  handoff: replacementOrderHandoff,
+  restore,
+};
+
+interface Saved {
+  task: Task;
+  first: Observation;
+  link: StackState;
+}
+
+/**
+ * `support-orders@1`: a registered world that is a Link layer over device-support@1 with order-ops@1
+ * as world B, one linked family per (A family, B family). Its verdict is A.passed AND B.passed.
+ */
+export class SupportOrdersWorld implements Environment {
+  private link: LinkLayer | undefined;
+  private task: Task | undefined;
+  /** The first observation (task A, with the linked instruction). */
+  private first: Observation | undefined;
+
+  get spec(): EnvSpec {
+    const inner = this.link?.spec;
+    return {
+      id: WORLD_ID,
+      world: WORLD_ID,
+      tools: inner ? inner.tools : new DeviceSupportWorld().spec.tools,
+      terminalTools: inner ? inner.terminalTools : ["close_case"],
+      verifier: VERIFIER_ID,
+    };
+  }
+
+  static fromState(saved: JsonValue): SupportOrdersWorld {
+    const s = cloneJson(saved) as unknown as Saved;
+    const world = new SupportOrdersWorld();
+    const a = DeviceSupportWorld.fromState(s.link.env.state);
+    const layer = s.link.layers[0];
+    world.link = LinkLayer.fromState(a, layer.params as unknown as LinkParams, deps, layer.state);
+    world.task = s.task;
+    world.first = s.first;
+    return world;
+  }
+
+  private get active(): LinkLayer {
+    if (!this.link) throw new ProvingError("not_reset", "internal", `${WORLD_ID}: step before reset`);
+    return this.link;
+  }
+
+  async reset(opts: ResetOptions): Promise<Observation> {
+    if (opts.task.world !== WORLD_ID) {
+      throw new ProvingError(
+        "wrong_world",
+        "config",
+        `task ${opts.task.id} is for ${opts.task.world}, not ${WORLD_ID}`,
+      );
+    }
+    const p = opts.task.params as unknown as SupportOrdersParams;
+    const params: LinkParams = {
+      world: p.link.world,
+      family: p.link.family,
+      handoff: p.link.handoff,
+      ...(p.link.params ? { params: p.link.params } : {}),
+    };
+    this.task = cloneJson(opts.task);
+    this.link = new LinkLayer(new DeviceSupportWorld(), params, deps);
+    const obs = await this.link.reset({ ...opts, task: p.a });
+    this.first = obs.kind === "task" ? { ...obs, instruction: opts.task.instruction } : obs;
+    return cloneJson(this.first);
+  }
+
+  step(action: Action): Promise<StepResult> {
+    return this.active.step(action);
+  }
+
+  observe(): Observation {
+    const link = this.active;
+    const obs = link.observe();
+    return obs.kind === "task" && link.stage === "a" && this.first ? cloneJson(this.first) : obs;
+  }
+
+  evaluate(): Verdict {
+    return this.active.evaluate();
+  }
+
+  saveState(): JsonValue {
+    const saved: Saved = {
+      task: this.task!,
+      first: this.first!,
+      link: this.active.saveState() as unknown as StackState,
+    };
+    return cloneJson(saved) as unknown as JsonValue;
+  }
+
+  delivered(observation: Observation): void {
+    this.active.delivered(observation);
+  }
+
+  view(): Readonly<JsonObject> {
+    return this.active.view();
+  }
+
+  stateHash(): string {
+    return this.active.stateHash();
+  }
+
+  pendingJobs(): readonly Job[] {
+    return this.active.pendingJobs();
+  }
+
+  leakedJobs(): number {
+    return this.active.leakedJobs();
+  }
+
+  hasTimeControl(): boolean {
+    return this.active.hasTimeControl();
+  }
+
+  elapse(seconds: number): void {
+    this.active.elapse(seconds);
+  }
+
+  deferJob(id: number, seconds: number): number | undefined {
+    return this.active.deferJob(id, seconds);
+  }
+}
