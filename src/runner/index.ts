@@ -1,7 +1,16 @@
+export type { StartStates } from "./clean-start.ts";
+export type { AcquiredEnvironment, EpisodeEnd } from "./env-pool.ts";
+export { EnvironmentPool } from "./env-pool.ts";
 export type { ExperimentConfig, ExperimentInput } from "./experiment.ts";
 export { DEFAULT_BUDGET, DEMO_EXPERIMENT, parseExperiment } from "./experiment.ts";
+export type { Interrupt } from "./interrupt.ts";
+export { interruptOnSignals } from "./interrupt.ts";
 export type { PlannedVariant } from "./manifest.ts";
 export { expandManifest, trialId } from "./manifest.ts";
+export type { ReplayDivergence, ReplayOptions, ReplayResult } from "./replay.ts";
+export { replayTrial } from "./replay.ts";
+export type { ResumeResult } from "./resume.ts";
+export { resumeExperiment } from "./resume.ts";
 export type { ExperimentResult, Progress, RunOptions } from "./run.ts";
 export { resolveAgents, runExperiment } from "./run.ts";
 export type { SelftestResult } from "./selftest.ts";

@@ -92,5 +92,15 @@ export function expandManifest(
       }
     }
   }
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    if (seen.has(spec.id)) {
+      throw configError(
+        "duplicate_trial",
+        `the experiment plans ${spec.family} d${spec.difficulty} seed ${spec.seed} repeat ${spec.repeat} for ${spec.agent.id} twice (a family, difficulty, variant or agent is listed twice)`,
+      );
+    }
+    seen.add(spec.id);
+  }
   return specs;
 }

@@ -1,15 +1,18 @@
 import os from "node:os";
 import { type ResolvedAgent, resolveAgent } from "../agents/resolve.ts";
-import type { AgentRef, Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
-import { configError } from "../core/errors.ts";
+import type { Agent, AgentRef, Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
+import { configError, errorMessage } from "../core/errors.ts";
+import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
-import type { Registry } from "../core/registry.ts";
+import type { Registry, WorldDefinition } from "../core/registry.ts";
 import { summarizeTrial } from "../report/trial-summary.ts";
 import type { Store, TrialSummary } from "../store/store.ts";
 import { TrialWriter } from "../store/trial-writer.ts";
+import type { StartStates } from "./clean-start.ts";
+import { EnvironmentPool } from "./env-pool.ts";
 import type { ExperimentConfig } from "./experiment.ts";
 import { expandManifest, type PlannedVariant } from "./manifest.ts";
-import { type EnvironmentFactory, runTrial } from "./trial.ts";
+import { bareWorld, type EnvironmentFactory, runTrial, unranRecord } from "./trial.ts";
 
 export interface Progress {
   planned: number;
@@ -37,6 +40,15 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Creation time and id source (injected for tests). */
   now?: () => Date;
+  /**
+   * Let each worker reuse its world instances across trials (reset between them) instead of building
+   * one per trial. Off by default; the clean-start check catches a reset that does not clean.
+   */
+  reuseEnvironments?: boolean;
+  /** Skip the clean-start checks (fresh reference instance, cross-trial start states). Default: checked. */
+  checkCleanStart?: boolean;
+  /** Skip the after-episode check (one timer turn per trial, watching for callbacks that fire late). */
+  checkAfterEnd?: boolean;
 }
 
 export interface ExperimentResult {
@@ -90,10 +102,16 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
   let recorded = new Set<string>();
   if (store) {
     const stored = { ...config, id: experimentId } as unknown as JsonObject;
-    await store.createExperiment(
+    const existing = await store.createExperiment(
       { id: experimentId, config: stored, createdAt: now().toISOString() },
       { ifNotExists: true },
     );
+    if (plannedPart(existing.config) !== plannedPart(stored)) {
+      throw configError(
+        "experiment_conflict",
+        `experiment ${experimentId} exists with a different plan; resume it as it is or choose another id`,
+      );
+    }
     await store.writeManifest(experimentId, manifest);
     recorded = await store.recordedTrialIds(experimentId);
     await store.setExperimentStatus(experimentId, "running");
@@ -109,21 +127,17 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     outcomes: {},
   };
   const results = new Map<string, TrialSummary>();
+  const startStates: StartStates = new Map();
   const writer = store ? new TrialWriter(store, { batchSize: 64 }) : undefined;
   let lastFlush = Date.now();
   let next = 0;
   const concurrency = Math.max(1, opts.concurrency ?? config.concurrency ?? os.availableParallelism());
 
   const worker = async () => {
+    const pool = opts.reuseEnvironments ? new EnvironmentPool(opts.environment ?? bareWorld) : undefined;
     while (next < todo.length && !opts.signal?.aborted) {
       const spec = todo[next++];
-      const world = opts.registry.world(spec.world);
-      const agent = byAgent.get(spec.agent.id)!.forWorld(world);
-      const record = await runTrial(spec, {
-        world,
-        agent,
-        ...(opts.environment ? { environment: opts.environment } : {}),
-      });
+      const record = await runPlanned(spec);
       results.set(spec.id, summarizeTrial(record));
       progress.done++;
       progress.outcomes[record.outcome] = (progress.outcomes[record.outcome] ?? 0) + 1;
@@ -139,9 +153,34 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
       }
       opts.onTrial?.(record, progress);
     }
+    async function runPlanned(spec: TrialSpec): Promise<TrialRecord> {
+      let world: WorldDefinition;
+      let agent: Agent;
+      try {
+        world = opts.registry.world(spec.world);
+        const resolved = byAgent.get(spec.agent.id);
+        if (!resolved) throw configError("unknown_agent", `no agent "${spec.agent.id}" was resolved`);
+        agent = resolved.forWorld(world);
+      } catch (err) {
+        // a planned trial that cannot even start still counts, with its reason
+        return unranRecord(spec, "infra_error", `cannot start the trial: ${errorMessage(err)}`);
+      }
+      return runTrial(spec, {
+        world,
+        agent,
+        ...(opts.environment ? { environment: opts.environment } : {}),
+        ...(pool ? { pool } : {}),
+        ...(opts.checkCleanStart === false ? { checkCleanStart: false } : { startStates }),
+        ...(opts.checkAfterEnd === false ? { checkAfterEnd: false } : {}),
+      });
+    }
   };
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
+  } catch (err) {
+    // the store failed under us: what was not committed stays missing and a resume picks it up
+    if (store) await store.setExperimentStatus(experimentId, "interrupted").catch(() => undefined);
+    throw err;
   } finally {
     await writer?.flush();
   }
@@ -162,6 +201,12 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     ranNow: progress.done - recorded.size,
     interrupted,
   };
+}
+
+/** What fixes the plan of an experiment (how fast it runs and how it is described do not). */
+function plannedPart(config: JsonObject): string {
+  const { concurrency: _c, description: _d, ...plan } = config;
+  return canonicalJson(plan);
 }
 
 /** The row of a planned trial that has no record: it counts, as `missing`. */

@@ -17,6 +17,9 @@ import type {
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import { hashJson } from "../core/hash.ts";
 import type { WorldDefinition } from "../core/registry.ts";
+import { replayedSteps } from "../harness/setup-steps.ts";
+import { afterEpisode, endProblem, type StartStates, safeStateHash, startProblem } from "./clean-start.ts";
+import type { EnvironmentPool, EpisodeEnd } from "./env-pool.ts";
 
 /** How the runner builds the environment of a trial (the bare world, or a harnessed variant). */
 export type EnvironmentFactory = (spec: TrialSpec, world: WorldDefinition) => Environment;
@@ -31,6 +34,19 @@ export interface TrialDeps {
   checkCleanStart?: boolean;
   /** Called after each step (live progress, streaming). */
   onStep?: (step: StepRecord) => void;
+  /**
+   * Instances to reuse across this worker's trials instead of building one per trial. Reset must
+   * clean a reused instance; the clean-start check verifies that it did.
+   */
+  pool?: EnvironmentPool;
+  /**
+   * Start states seen so far in this run (shared by every trial of it): a trial whose start state
+   * differs from an earlier trial's of the same task and seed is contaminated (state shared between
+   * trials). Only used with the clean-start check.
+   */
+  startStates?: StartStates;
+  /** After the episode, wait one timer turn and check nothing touched the world (default true). */
+  checkAfterEnd?: boolean;
 }
 
 class TrialEnd extends Error {
@@ -63,17 +79,63 @@ function toAction(value: unknown, index: number): { action: Action; meta?: Agent
   return isObject(value.meta) ? { action, meta: value.meta as AgentAction["meta"] } : { action };
 }
 
-async function withDeadline<T>(work: Promise<T>, deadline: number, what: string): Promise<T> {
-  const left = deadline - performance.now();
-  if (left <= 0) throw new TrialEnd("timeout", `wall-clock timeout before ${what}`);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TrialEnd("timeout", `wall-clock timeout during ${what}`)), left);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
+/** setTimeout fires at once for delays past 2^31 − 1 ms; longer deadlines are simply not armed. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A trial's wall-clock deadline: one timer for the whole trial (armed on first use) that rejects every
+ * call awaited when it fires. (A timer and a Promise.race per awaited call cost more than a step.)
+ */
+class Deadline {
+  readonly #at: number;
+  #timer: NodeJS.Timeout | undefined;
+  /** Calls awaited under the deadline (usually one at a time). */
+  readonly #pending: Array<{ reject: (err: TrialEnd) => void; what: string }> = [];
+
+  constructor(at: number) {
+    this.#at = at;
+  }
+
+  guard<T>(work: Promise<T>, what: string): Promise<T> {
+    const left = this.#at - performance.now();
+    if (left <= 0) return Promise.reject(new TrialEnd("timeout", `wall-clock timeout before ${what}`));
+    if (left > MAX_TIMER_MS) return work;
+    this.#timer ??= setTimeout(() => this.#fire(), left);
+    return new Promise<T>((resolve, reject) => {
+      const entry = { reject, what };
+      this.#pending.push(entry);
+      work.then(
+        (value) => {
+          this.#settled(entry);
+          resolve(value);
+        },
+        (err) => {
+          this.#settled(entry);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  #settled(entry: { reject: (err: TrialEnd) => void; what: string }): void {
+    const pending = this.#pending;
+    const i = pending.indexOf(entry);
+    if (i < 0) return;
+    const last = pending.pop()!;
+    if (last !== entry) pending[i] = last;
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    const pending = this.#pending.splice(0);
+    for (const { reject, what } of pending)
+      reject(new TrialEnd("timeout", `wall-clock timeout during ${what}`));
+  }
+
+  /** Stops the timer (the trial is over). */
+  clear(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }
 
@@ -120,6 +182,7 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
   const stats: TrialStats = { steps: 0, virtualSeconds: 0, wallMs: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
   let task: Task | undefined;
   let env: Environment | undefined;
+  let previous: EpisodeEnd | undefined;
   let initial: Observation | undefined;
   let session: AgentSession | undefined;
   let verdict: Verdict | undefined;
@@ -127,8 +190,11 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
   let reason = "";
   const makeEnv = deps.environment ?? bareWorld;
   const episodeId = spec.id;
+  const wallClock = new Deadline(deadline);
+  const guard = <T>(work: Promise<T>, what: string) => wallClock.guard(work, what);
 
   try {
+    let movedSinceEnd = false;
     try {
       task = deps.world.generateTask({
         family: spec.family,
@@ -136,32 +202,60 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
         seed: spec.seed,
         ...(spec.params ? { params: spec.params } : {}),
       });
-      env = makeEnv(spec, deps.world);
-      initial = await env.reset({ task, seed: spec.seed, episodeId });
+      if (deps.pool) {
+        const acquired = deps.pool.acquire(spec, deps.world);
+        env = acquired.env;
+        previous = acquired.previous;
+        if (previous) movedSinceEnd = safeStateHash(env) !== previous.endHash;
+      } else {
+        env = makeEnv(spec, deps.world);
+      }
+      const e = env;
+      const t = task;
+      initial = await guard(
+        Promise.resolve().then(() => e.reset({ task: t, seed: spec.seed, episodeId })),
+        "reset()",
+      );
     } catch (err) {
       if (err instanceof ProvingError && err.fault === "config")
         throw new TrialEnd("infra_error", `${err.code}: ${err.message}`);
       throw classify(err, "world");
     }
-    const foreign = env.pendingJobs().filter((j) => j.owner !== episodeId);
-    if (foreign.length > 0) {
-      throw new TrialEnd(
-        "contaminated",
-        `${foreign.length} background job(s) of another episode pending at start`,
-      );
-    }
-    if (deps.checkCleanStart !== false) {
-      const reference = makeEnv(spec, deps.world);
-      await reference.reset({ task, seed: spec.seed, episodeId });
-      if (reference.stateHash() !== env.stateHash()) {
-        throw new TrialEnd(
-          "contaminated",
-          "start state differs from a freshly built instance (reset left state behind)",
-        );
-      }
-    }
+    let dirty: string | undefined;
     try {
-      session = await withDeadline(
+      dirty = await startProblem({
+        spec,
+        world: deps.world,
+        task,
+        env,
+        episodeId,
+        makeEnv,
+        reference: deps.checkCleanStart !== false,
+        ...(previous ? { previous, movedSinceEnd } : {}),
+        ...(deps.startStates && deps.checkCleanStart !== false ? { startStates: deps.startStates } : {}),
+        guard,
+      });
+    } catch (err) {
+      throw classify(err, "world");
+    }
+    if (dirty !== undefined) throw new TrialEnd("contaminated", dirty);
+    // steps a Setup layer replayed after reset: in the trace, marked setup, not agent steps
+    for (const r of replayedSteps(env)) {
+      steps.push({
+        index: steps.length,
+        action: r.action,
+        observation: r.observation,
+        reward: r.reward,
+        terminated: false,
+        truncated: false,
+        t: r.info.now,
+        setup: true,
+        ...(r.info.layers?.length ? { layers: r.info.layers } : {}),
+      });
+    }
+    const setupSteps = steps.length;
+    try {
+      session = await guard(
         Promise.resolve(
           deps.agent.start({
             trialId: spec.id,
@@ -172,16 +266,15 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
             seed: spec.seed,
           }),
         ),
-        deadline,
         "agent start",
       );
     } catch (err) {
       throw classify(err, "agent");
     }
-    let observation: Observation = initial;
+    let observation = initial as Observation;
     for (;;) {
       const budget = spec.budget;
-      if (steps.length >= budget.maxSteps)
+      if (steps.length - setupSteps >= budget.maxSteps)
         throw new TrialEnd("budget_exhausted", `step budget of ${budget.maxSteps} exhausted`);
       if (budget.maxVirtualSeconds !== undefined && stats.virtualSeconds >= budget.maxVirtualSeconds) {
         throw new TrialEnd(
@@ -199,9 +292,8 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
       try {
         const s = session;
         const obs = observation;
-        returned = await withDeadline(
+        returned = await guard(
           Promise.resolve().then(() => s.act(obs)),
-          deadline,
           "act()",
         );
       } catch (err) {
@@ -215,7 +307,11 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
       }
       let result: Awaited<ReturnType<Environment["step"]>>;
       try {
-        result = await env.step(action);
+        const e = env;
+        result = await guard(
+          Promise.resolve().then(() => e.step(action)),
+          "step()",
+        );
       } catch (err) {
         throw classify(err, "world");
       }
@@ -261,14 +357,51 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
       }
     }
   }
+  wallClock.clear();
+  let end: EpisodeEnd | undefined;
   if (env && initial !== undefined) {
-    const leaked = env.leakedJobs();
-    if (leaked > 0 && outcome !== "contaminated") {
-      outcome = "contaminated";
-      reason = `${leaked} background job(s) of another episode fired during the trial`;
+    // The episode is over: nothing may touch its world from here on.
+    const after = await afterEpisode(env, deps.checkAfterEnd !== false);
+    let leaked = 0;
+    try {
+      leaked = env.leakedJobs();
+    } catch {
+      leaked = 0;
     }
+    if (outcome !== "contaminated") {
+      if (leaked > 0) {
+        outcome = "contaminated";
+        reason = `${leaked} background job(s) of another episode fired during the trial${previous ? ` (instance reused after episode ${previous.episodeId})` : ""}`;
+      } else if (after.problem) {
+        outcome = "contaminated";
+        reason = after.problem;
+      }
+    }
+    if (outcome !== "contaminated" && task && deps.startStates && deps.checkCleanStart !== false) {
+      try {
+        const escaped = await endProblem({
+          spec,
+          world: deps.world,
+          task,
+          episodeId,
+          makeEnv,
+          reference: false,
+          startStates: deps.startStates,
+          guard: (work) => work,
+        });
+        if (escaped) {
+          outcome = "contaminated";
+          reason = escaped;
+        }
+      } catch {
+        // the start check built the same probe without trouble; a failure here changes nothing recorded
+      }
+    }
+    const reusable = outcome !== "contaminated" && outcome !== "infra_error" && outcome !== "timeout";
+    if (reusable && after.endHash !== undefined) end = { episodeId, endHash: after.endHash };
   }
-  stats.steps = steps.length;
+  if (deps.pool && env) deps.pool.release(spec, env, end);
+  stats.steps = steps.filter((s) => !s.setup).length;
   stats.wallMs = performance.now() - t0;
   if (session?.end) {
     try {
@@ -317,12 +450,17 @@ function placeholderTask(spec: TrialSpec): Task {
 
 /** A record for a planned trial that never ran. */
 export function missingRecord(spec: TrialSpec, reason = "planned, never ran"): TrialRecord {
+  return unranRecord(spec, "missing", reason);
+}
+
+/** A record for a planned trial that ended before its world was built (it still counts). */
+export function unranRecord(spec: TrialSpec, outcome: Outcome, reason: string): TrialRecord {
   const now = new Date().toISOString();
   return {
     schemaVersion: 1,
     spec,
     task: placeholderTask(spec),
-    outcome: "missing",
+    outcome,
     reason,
     steps: [],
     stats: { steps: 0, virtualSeconds: 0, wallMs: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 },

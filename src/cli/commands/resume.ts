@@ -1,0 +1,77 @@
+import type { Command } from "commander";
+import { summarizeExperiment } from "../../report/summary.ts";
+import { renderTerminalReport } from "../../report/terminal.ts";
+import { interruptOnSignals } from "../../runner/interrupt.ts";
+import { resumeExperiment } from "../../runner/resume.ts";
+import { cliRegistry, intOption, printJson, withStore } from "../context.ts";
+import { progressReporter } from "../progress.ts";
+import { cliHarness, runJson } from "./run.ts";
+
+interface ResumeFlags {
+  store?: string;
+  concurrency?: number;
+  reuseEnvs?: boolean;
+  json?: boolean;
+  progress?: boolean;
+}
+
+export function registerResume(program: Command): void {
+  program
+    .command("resume")
+    .description(
+      "run only the planned trials of an experiment that have no record yet (after a kill or Ctrl-C)",
+    )
+    .argument("<name>", "experiment id (`proving run --id NAME`)")
+    .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option(
+      "--concurrency <n>",
+      "trials run at once (default: as planned, else CPU count)",
+      intOption("--concurrency"),
+    )
+    .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
+    .option("--no-progress", "no live progress on stderr")
+    .option("--json", "print the result as one JSON document")
+    .action(async (name: string, flags: ResumeFlags) => {
+      const registry = cliRegistry();
+      const progress = progressReporter({ enabled: flags.progress !== false });
+      const interrupt = interruptOnSignals();
+      // harness variants are planned and built by the harness; plain trials get the bare world from it
+      const harness = cliHarness();
+      const result = await withStore(flags.store, "read", (store) =>
+        resumeExperiment(name, {
+          registry,
+          store,
+          environment: harness.environment,
+          planVariants: harness.planVariants,
+          signal: interrupt.signal,
+          ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+          ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
+          onTrial: (_r, p) => progress.update(p),
+        }),
+      ).finally(() => {
+        progress.stop();
+        interrupt.dispose();
+      });
+      const planned = result.manifest.length;
+      const status = result.interrupted ? "interrupted" : "completed";
+      if (flags.json) {
+        printJson({
+          ...runJson(result),
+          resume: {
+            previous_status: result.previousStatus,
+            previously_recorded: result.previouslyRecorded,
+            ran_now: result.ranNow,
+            status,
+          },
+        });
+      } else {
+        process.stderr.write(
+          `proving: ${name} was ${result.previousStatus}: ${result.previouslyRecorded} of ${planned} planned trials recorded; ran ${result.ranNow} now; ${status}\n`,
+        );
+        process.stdout.write(
+          `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
+        );
+      }
+      if (result.interrupted) process.exitCode = interrupt.exitCode ?? 130;
+    });
+}

@@ -1,0 +1,146 @@
+import type { Environment, Task, TrialSpec } from "../core/contracts.ts";
+import type { WorldDefinition } from "../core/registry.ts";
+import type { EpisodeEnd } from "./env-pool.ts";
+import type { EnvironmentFactory } from "./trial.ts";
+
+/** Episode id the cross-trial probe resets with, so probes of equal (task, seed) are comparable. */
+export const PROBE_EPISODE = "proving.probe";
+
+/**
+ * Start-state hashes seen in one run, by (world, variant, task, seed): a pure function of those, so
+ * two trials of the same task and seed (other agents, other repeats) must start from the same state.
+ * When they do not, state leaks between trials through something outside the instance (a module-level
+ * map, a shared database): the later one is contaminated.
+ */
+export type StartStates = Map<string, { hash: string; trialId: string }>;
+
+export interface StartCheck {
+  spec: TrialSpec;
+  world: WorldDefinition;
+  task: Task;
+  env: Environment;
+  episodeId: string;
+  makeEnv: EnvironmentFactory;
+  /** Compare with a freshly built instance reset the same way. */
+  reference: boolean;
+  /** The instance's last episode, when it was reused; and whether its state moved since that episode ended. */
+  previous?: EpisodeEnd;
+  movedSinceEnd?: boolean;
+  startStates?: StartStates;
+  /** Runs world work (reset of the reference and probe instances) under the trial's deadline. */
+  guard: <T>(work: Promise<T>, what: string) => Promise<T>;
+}
+
+const describeOwners = (owners: string[]) => {
+  const distinct = [...new Set(owners)];
+  return distinct.slice(0, 3).join(", ") + (distinct.length > 3 ? `, … (${distinct.length} episodes)` : "");
+};
+
+/**
+ * Asserts a clean start after reset; returns why the start is not clean, or `undefined`. In order:
+ * no pending job owned by another episode; for a reused instance, nothing changed it between the end
+ * of its last episode and this reset; the state equals a fresh instance's; and it equals the start
+ * state of any earlier trial of the same task and seed in this run.
+ */
+export async function startProblem(c: StartCheck): Promise<string | undefined> {
+  const foreign = c.env.pendingJobs().filter((j) => j.owner !== c.episodeId);
+  if (foreign.length > 0) {
+    return `${foreign.length} background job(s) owned by another episode (${describeOwners(foreign.map((j) => j.owner))}) pending at start: reset did not cancel them`;
+  }
+  if (c.previous && c.movedSinceEnd) {
+    return `the reused instance changed after episode ${c.previous.episodeId} ended and before this reset: a callback or job fired after its episode`;
+  }
+  if (c.reference) {
+    const reference = c.makeEnv(c.spec, c.world);
+    await c.guard(reference.reset({ task: c.task, seed: c.spec.seed, episodeId: c.episodeId }), "reset()");
+    if (reference.stateHash() !== c.env.stateHash()) {
+      return c.previous
+        ? `start state differs from a freshly built instance: reset left state behind from episode ${c.previous.episodeId}`
+        : "start state differs from a freshly built instance (reset left state behind)";
+    }
+  }
+  if (c.startStates) {
+    const { key, hash } = await probe(c);
+    const seen = c.startStates.get(key);
+    if (!seen) c.startStates.set(key, { hash, trialId: c.spec.id });
+    else if (seen.hash !== hash) {
+      return `start state differs from that of trial ${seen.trialId} (same task and seed): state is shared between trials`;
+    }
+  }
+  return undefined;
+}
+
+/** Resets a fresh instance of the trial's task with the probe episode id and hashes its start state. */
+async function probe(c: Omit<StartCheck, "env">): Promise<{ key: string; hash: string }> {
+  const instance = c.makeEnv(c.spec, c.world);
+  await c.guard(instance.reset({ task: c.task, seed: c.spec.seed, episodeId: PROBE_EPISODE }), "reset()");
+  const key = [
+    c.spec.world,
+    c.spec.variantId ?? "",
+    c.task.id,
+    c.task.generator.contentHash,
+    c.spec.seed,
+  ].join("\u0000");
+  return { key, hash: instance.stateHash() };
+}
+
+/**
+ * After the episode: a fresh instance of the same task must still start where it did before the trial.
+ * When it does not, the trial's writes escaped its instance (a module-level map, a shared database)
+ * and can satisfy or spoil another trial's test.
+ */
+export async function endProblem(c: Omit<StartCheck, "env">): Promise<string | undefined> {
+  if (!c.startStates) return undefined;
+  const { key, hash } = await probe(c);
+  const seen = c.startStates.get(key);
+  if (seen && seen.hash !== hash) {
+    return "a fresh instance of this task no longer starts where it did: state written during the trial escaped its instance (shared between trials)";
+  }
+  return undefined;
+}
+
+/** Reads a state hash, or `undefined` when the world cannot give one (it crashed). */
+export function safeStateHash(env: Environment): string | undefined {
+  try {
+    return env.stateHash();
+  } catch {
+    return undefined;
+  }
+}
+
+function safeLeaked(env: Environment): number | undefined {
+  try {
+    return env.leakedJobs();
+  } catch {
+    return undefined;
+  }
+}
+
+/** One turn of the timers phase: a callback a world left with a 0 ms timer has run after this. */
+const timerTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+export interface AfterEpisode {
+  /** State hash once the episode has settled (`undefined`: the world cannot hash its state). */
+  endHash?: string;
+  /** Why the world is not quiet after its episode ended, if it is not. */
+  problem?: string;
+}
+
+/**
+ * After an episode ends nothing may touch its world: waits one timer turn and checks the state hash
+ * and the leaked-job count did not move (a callback or job that fires after its episode is reported).
+ */
+export async function afterEpisode(env: Environment, wait: boolean): Promise<AfterEpisode> {
+  const endHash = safeStateHash(env);
+  if (endHash === undefined || !wait) return endHash === undefined ? {} : { endHash };
+  const leaked = safeLeaked(env);
+  await timerTurn();
+  const settled = safeStateHash(env);
+  if (settled !== endHash || safeLeaked(env) !== leaked) {
+    return {
+      ...(settled !== undefined ? { endHash: settled } : {}),
+      problem: "the world changed after the episode ended: a callback or job fired after its episode",
+    };
+  }
+  return { endHash };
+}
