@@ -1,0 +1,169 @@
+import type { Command } from "commander";
+import { configError } from "../../core/errors.ts";
+import type { JsonValue } from "../../core/json.ts";
+import type { Registry } from "../../core/registry.ts";
+import { Harness, variantId } from "../../harness/index.ts";
+import { isLoopbackHost } from "../../serve/auth.ts";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_PORT,
+  resolveTarget,
+  type ServeTarget,
+  startServer,
+  type VariantEnvironmentFactory,
+} from "../../serve/index.ts";
+import { BUILTIN_HANDOFFS } from "../../worlds/index.ts";
+import { cliRegistry, collect, collectInt, intOption, readDataFile } from "../context.ts";
+
+export interface ServeFlags {
+  world?: string;
+  variant?: string;
+  port: number;
+  host: string;
+  token?: string;
+  maxSessions: number;
+  idleTimeoutS: number;
+  maxSteps: number;
+  family?: string[];
+  difficulty?: number[];
+  heartbeatS: number;
+  maxBodyBytes: number;
+  json?: boolean;
+}
+
+/** Reads `--variant`: a JSON/YAML file, or inline JSON. */
+export function readVariantFlag(value: string): JsonValue {
+  const text = value.trim();
+  if (text.startsWith("{")) {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch (err) {
+      throw configError("bad_variant", `--variant: not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  return readDataFile(value) as JsonValue;
+}
+
+/** Builds `--variant` environments with the harness (built-in fault rules, setup, hand-offs). */
+export const harnessVariants: VariantEnvironmentFactory = (variant, registry) => {
+  const harness = new Harness(registry, { handoffs: BUILTIN_HANDOFFS });
+  const spec = harness.normalize(variant);
+  return { id: variantId(spec), world: spec.world, create: () => harness.build(spec) };
+};
+
+/** The served target for `--world` / `--variant`; variants need the harness's environment factory. */
+export function serveTargetFromFlags(
+  registry: Registry,
+  flags: { world?: string; variant?: string },
+  environmentFor: VariantEnvironmentFactory = harnessVariants,
+): ServeTarget {
+  const variant = flags.variant !== undefined ? readVariantFlag(flags.variant) : undefined;
+  return resolveTarget(registry, flags.world, variant, environmentFor);
+}
+
+/** Waits for SIGINT or SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals) => {
+      process.off("SIGINT", on);
+      process.off("SIGTERM", on);
+      resolve(sig);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}
+
+export function registerServe(
+  program: Command,
+  deps: { environmentFor?: VariantEnvironmentFactory } = {},
+): void {
+  program
+    .command("serve")
+    .description("serve a world over an OpenEnv-compatible HTTP + WebSocket API (/reset, /step, /state, /ws)")
+    .option("--world <id>", "world id, e.g. device-support@1")
+    .option("--variant <file|json>", "harnessed variant {world, layers} (a JSON/YAML file or inline JSON)")
+    .option("--port <n>", "port (0: any free port)", intOption("--port"), DEFAULT_PORT)
+    .option("--host <addr>", "address to bind (non-loopback exposes the server to the network)", "127.0.0.1")
+    .option("--token <token>", "require `Authorization: Bearer <token>` (or set PROVING_SERVE_TOKEN)")
+    .option(
+      "--max-sessions <n>",
+      "concurrent sessions (HTTP episodes + WS connections)",
+      intOption("--max-sessions"),
+      DEFAULT_MAX_SESSIONS,
+    )
+    .option(
+      "--idle-timeout-s <n>",
+      "reclaim a session unused this long (0: never)",
+      intOption("--idle-timeout-s"),
+      DEFAULT_IDLE_TIMEOUT_MS / 1000,
+    )
+    .option("--max-steps <n>", "truncate an episode after this many steps", intOption("--max-steps"), 200)
+    .option(
+      "--family <name>",
+      "families a reset without `family` samples from (repeatable; default all)",
+      collect,
+    )
+    .option(
+      "--difficulty <n>",
+      "difficulties a reset without `difficulty` samples from (repeatable; default 1)",
+      collectInt("--difficulty"),
+    )
+    .option(
+      "--heartbeat-s <n>",
+      "WS ping period; silent connections are dropped (0: off)",
+      intOption("--heartbeat-s"),
+      15,
+    )
+    .option("--max-body-bytes <n>", "largest request body / WS frame", intOption("--max-body-bytes"), 1 << 20)
+    .option("--json", "print the address as one JSON line on stdout")
+    .action(async (flags: ServeFlags) => {
+      const registry = cliRegistry();
+      const target = serveTargetFromFlags(registry, flags, deps.environmentFor);
+      for (const family of flags.family ?? []) {
+        if (!target.world.families.some((f) => f.name === family)) {
+          throw configError("unknown_family", `unknown family "${family}" for ${target.world.id}`);
+        }
+      }
+      if (flags.maxSessions < 1) throw configError("bad_flag", "--max-sessions must be at least 1");
+      if (flags.idleTimeoutS < 0 || flags.heartbeatS < 0 || flags.maxSteps < 1 || flags.maxBodyBytes < 1024) {
+        throw configError(
+          "bad_flag",
+          "--idle-timeout-s and --heartbeat-s ≥ 0, --max-steps ≥ 1, --max-body-bytes ≥ 1024",
+        );
+      }
+      const token = flags.token ?? process.env.PROVING_SERVE_TOKEN;
+      const server = await startServer({
+        target,
+        host: flags.host,
+        port: flags.port,
+        ...(token ? { token } : {}),
+        maxSessions: flags.maxSessions,
+        idleTimeoutMs: flags.idleTimeoutS * 1000,
+        maxSteps: flags.maxSteps,
+        heartbeatMs: flags.heartbeatS * 1000,
+        maxBodyBytes: flags.maxBodyBytes,
+        ...(flags.family?.length ? { families: flags.family } : {}),
+        ...(flags.difficulty?.length ? { difficulties: flags.difficulty } : {}),
+      });
+      const wsUrl = `${server.url.replace(/^http/, "ws")}/ws`;
+      if (flags.json) {
+        process.stdout.write(
+          `${JSON.stringify({ url: server.url, ws_url: wsUrl, environment: target.id, world: target.world.id })}\n`,
+        );
+      }
+      process.stderr.write(
+        `proving serve: ${target.id} on ${server.url} (WebSocket ${wsUrl}); ` +
+          `≤${server.sessions.maxSessions} sessions, idle ${flags.idleTimeoutS} s` +
+          `${token ? ", bearer token required" : ""}. Ctrl-C stops.\n`,
+      );
+      if (!isLoopbackHost(flags.host) && !token) {
+        process.stderr.write(
+          `proving serve: warning: bound to ${flags.host} without a token: anyone who can reach it can play\n`,
+        );
+      }
+      await untilSignal();
+      await server.close();
+    });
+}

@@ -1,0 +1,187 @@
+import type {
+  Agent,
+  AgentAction,
+  AgentSession,
+  EpisodeInfo,
+  Observation,
+  StepRecord,
+  ToolResult,
+  TrialRecordSummary,
+  Verdict,
+} from "../core/contracts.ts";
+import { ProvingError } from "../core/errors.ts";
+import type { JsonObject } from "../core/json.ts";
+
+/** What a tool call gets back: the world's result, plus the verdict when the call ended the trial. */
+export interface BridgeCallResult {
+  result: ToolResult;
+  /** The trial ended with this call (or had already ended). */
+  ended?: { outcome: TrialRecordSummary["outcome"]; verdict?: Verdict };
+  /** The call never reached the world (the trial had ended, or ended before it could run). */
+  notRun?: boolean;
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * Turns tool calls from outside (an MCP client) into a runner Agent: the runner's `act()` waits for
+ * the next call, and each call waits for the step the runner takes with it. So an MCP-driven trial
+ * runs through `runTrial` like any other: same budgets, outcomes, verifier and record.
+ *
+ * Pass `bridge.agent` as the trial's agent and `bridge.onStep` as its `onStep`. Without `onStep`,
+ * calls are answered from the observation the runner hands to the next act(); the call that ends
+ * the episode then gets the verdict but not the world's own result.
+ */
+export class McpBridge {
+  readonly agent: Agent;
+  private readonly startedD = deferred<EpisodeInfo>();
+  /** The runner waiting in act() for the next action. */
+  private waitingAct: Deferred<AgentAction> | undefined;
+  /** An action given before the runner asked for one. */
+  private queued: AgentAction | undefined;
+  /** The call whose step is being run. */
+  private inflight: Deferred<BridgeCallResult> | undefined;
+  /** The last step of the in-flight call, when it ended the episode (answered at `end`). */
+  private terminalStep: StepRecord | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private endSummary: TrialRecordSummary | undefined;
+  private gone: string | undefined;
+  private calls = 0;
+
+  constructor(id = "mcp") {
+    this.agent = {
+      id,
+      start: (episode: EpisodeInfo): AgentSession => {
+        this.startedD.resolve(episode);
+        return {
+          act: (observation: Observation) => {
+            this.answer(observation);
+            return this.nextAction();
+          },
+          end: async (summary: TrialRecordSummary) => this.finish(summary),
+        };
+      },
+    };
+  }
+
+  /** Resolves when the runner has reset the world and started the agent: the episode's instruction and tools. */
+  get started(): Promise<EpisodeInfo> {
+    return this.startedD.promise;
+  }
+
+  get ended(): TrialRecordSummary | undefined {
+    return this.endSummary;
+  }
+
+  /** Runner hook: each step, as recorded. */
+  readonly onStep = (step: StepRecord): void => {
+    const call = this.inflight;
+    if (!call) return;
+    if (step.terminated || step.truncated) {
+      this.terminalStep = step;
+      return; // answered at end(), with the verdict
+    }
+    this.inflight = undefined;
+    call.resolve({ result: resultOf(step.observation) });
+  };
+
+  /** Without `onStep` wired, the observation handed to act() answers the call that produced it. */
+  private answer(observation: Observation): void {
+    const call = this.inflight;
+    if (!call || observation.kind !== "tool_result") return;
+    this.inflight = undefined;
+    call.resolve({ result: observation.result });
+  }
+
+  /** One tool call; calls run one at a time, in the order they arrive. */
+  callTool(tool: string, args: JsonObject): Promise<BridgeCallResult> {
+    const run = this.chain.then(() => this.runCall(tool, args));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private runCall(tool: string, args: JsonObject): Promise<BridgeCallResult> {
+    if (this.endSummary) return Promise.resolve(this.afterEnd());
+    if (this.gone) return Promise.resolve(this.afterEnd());
+    const call = deferred<BridgeCallResult>();
+    this.inflight = call;
+    const action: AgentAction = { tool, args, callId: `mcp-${this.calls++}` };
+    const waiting = this.waitingAct;
+    if (waiting) {
+      this.waitingAct = undefined;
+      waiting.resolve(action);
+    } else {
+      this.queued = action;
+    }
+    return call.promise;
+  }
+
+  private nextAction(): Promise<AgentAction> {
+    if (this.gone) return Promise.reject(new ProvingError("agent_disconnected", "agent", this.gone));
+    const queued = this.queued;
+    if (queued) {
+      this.queued = undefined;
+      return Promise.resolve(queued);
+    }
+    this.waitingAct = deferred<AgentAction>();
+    return this.waitingAct.promise;
+  }
+
+  private finish(summary: TrialRecordSummary): void {
+    this.endSummary = summary;
+    this.queued = undefined;
+    const call = this.inflight;
+    this.inflight = undefined;
+    if (!call) return;
+    const step = this.terminalStep;
+    if (step) {
+      call.resolve({
+        result: resultOf(step.observation),
+        ended: { outcome: summary.outcome, ...(summary.verdict ? { verdict: summary.verdict } : {}) },
+      });
+    } else {
+      call.resolve(this.afterEnd());
+    }
+  }
+
+  private afterEnd(): BridgeCallResult {
+    const s = this.endSummary;
+    const why = s ? `the trial has ended (${s.outcome})` : `the trial is over: ${this.gone}`;
+    return {
+      result: { ok: false, error: { code: "trial_ended", message: why, retryable: false } },
+      ...(s ? { ended: { outcome: s.outcome, ...(s.verdict ? { verdict: s.verdict } : {}) } } : {}),
+      notRun: true,
+    };
+  }
+
+  /** The client went away: the trial ends as `agent_error` at its next act(). */
+  disconnect(reason = "the MCP client disconnected"): void {
+    if (this.gone || this.endSummary) return;
+    this.gone = reason;
+    const waiting = this.waitingAct;
+    this.waitingAct = undefined;
+    waiting?.reject(new ProvingError("agent_disconnected", "agent", reason));
+  }
+}
+
+function resultOf(observation: Observation): ToolResult {
+  if (observation.kind === "tool_result") return observation.result;
+  return {
+    ok: false,
+    error: { code: "no_result", message: "the step produced no tool result", retryable: false },
+  };
+}

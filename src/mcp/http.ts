@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono } from "hono";
+import { bearerCheck, hostCheck } from "../serve/auth.ts";
+import type { McpTrial } from "./trial.ts";
+
+export interface McpHttpOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Require `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Largest request body (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface McpHttpServer {
+  /** The MCP endpoint, `http://host:port/mcp`. */
+  url: string;
+  /** Resolves when the MCP session is closed (the client sent DELETE, or the server was closed). */
+  sessionClosed: Promise<void>;
+  close(): Promise<void>;
+}
+
+const jsonError = (status: number, code: string, message: string) =>
+  new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${message} [${code}]` }, id: null }),
+    {
+      status,
+      headers: { "content-type": "application/json" },
+    },
+  );
+
+/**
+ * Serves one MCP trial over streamable HTTP at `/mcp` (one MCP session: the first `initialize`
+ * owns the trial; a second is refused by the transport). When the session closes, the trial's
+ * agent is gone: an unfinished trial ends as `agent_error`.
+ */
+export async function serveMcpHttp(trial: McpTrial, opts: McpHttpOptions = {}): Promise<McpHttpServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const server: Server = await trial.createServer();
+  let resolveClosed!: () => void;
+  const sessionClosed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    maxRequestBodySize: opts.maxBodyBytes ?? 1 << 20,
+    onsessionclosed: () => {
+      trial.bridge.disconnect("the MCP client closed its session");
+      resolveClosed();
+    },
+  });
+  transport.onclose = () => {
+    trial.bridge.disconnect("the MCP session closed");
+    resolveClosed();
+  };
+  await server.connect(transport);
+
+  const authorized = bearerCheck(opts.token);
+  let boundPort = 0;
+  const hostAllowed = hostCheck(host, () => boundPort);
+  const app = new Hono();
+  app.all("/mcp", async (c) => {
+    if (!hostAllowed(c.req.header("host")))
+      return jsonError(403, "FORBIDDEN_HOST", "Host is not this loopback server");
+    if (!authorized(c.req.header("authorization"))) {
+      return jsonError(401, "UNAUTHORIZED", "missing or wrong bearer token");
+    }
+    return transport.handleRequest(c.req.raw);
+  });
+  app.notFound(() => jsonError(404, "NOT_FOUND", "the MCP endpoint is /mcp"));
+
+  const http = createServer(getRequestListener(app.fetch));
+  http.headersTimeout = 10_000;
+  const sockets = new Set<Socket>();
+  http.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.once("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port ?? 0, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  boundPort = address.port;
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}/mcp`,
+    sessionClosed,
+    close() {
+      closing ??= (async () => {
+        await server.close().catch(() => undefined);
+        // let in-flight answers (the DELETE that closed the session) finish; then cut what is left (SSE streams)
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => {
+            http.closeAllConnections();
+            for (const s of sockets) s.destroy();
+          }, 1000);
+          force.unref();
+          http.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          http.closeIdleConnections();
+        });
+        resolveClosed();
+      })();
+      return closing;
+    },
+  };
+}

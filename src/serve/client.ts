@@ -1,0 +1,332 @@
+/**
+ * A TypeScript client for the `proving serve` protocol (OpenEnv-compatible): HTTP with per-episode
+ * sessions, and WebSocket with one session per connection.
+ */
+import WebSocket from "ws";
+import { errorMessage, ProvingError } from "../core/errors.ts";
+import type { JsonObject } from "../core/json.ts";
+import type { EpisodeStateDoc, ResetParams, StepEnvelope, WireAction, WsServerMessage } from "./protocol.ts";
+
+/** A coded error from the server (`code` is the wire code, e.g. `CAPACITY_REACHED`), or a transport failure. */
+export class ServeClientError extends ProvingError {
+  readonly wireCode: string;
+  readonly status: number | undefined;
+  readonly data: JsonObject;
+
+  constructor(
+    wireCode: string,
+    message: string,
+    opts: { status?: number; data?: JsonObject; cause?: unknown } = {},
+  ) {
+    super(`remote_${wireCode.toLowerCase()}`, "infrastructure", message, {
+      cause: opts.cause,
+      details: opts.data,
+    });
+    this.name = "ServeClientError";
+    this.wireCode = wireCode;
+    this.status = opts.status;
+    this.data = opts.data ?? {};
+  }
+}
+
+export interface ClientOptions {
+  /** Bearer token, when the server was started with one. */
+  token?: string;
+  /** Per-request timeout in ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+export interface RemoteMetadata extends JsonObject {
+  name: string;
+  world: string;
+  environment: string;
+  verifier: string;
+  tools: JsonObject[];
+  terminal_tools: string[];
+}
+
+export interface StepOptions {
+  requestId?: string;
+  timeoutS?: number;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+/** HTTP client: `reset` opens (or restarts) an episode and returns its `episode_id` in `metadata`. */
+export class ServeClient {
+  readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(baseUrl: string, opts: ClientOptions = {}) {
+    this.baseUrl = trimSlash(baseUrl);
+    this.token = opts.token;
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+  }
+
+  private async request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let res: Response;
+    try {
+      res = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new ServeClientError("TRANSPORT_ERROR", `${method} ${path}: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!res.ok) {
+      const data = (parsed && typeof parsed === "object" ? parsed : {}) as JsonObject;
+      const code = typeof data.code === "string" ? data.code : `HTTP_${res.status}`;
+      const message = typeof data.message === "string" ? data.message : text.slice(0, 200);
+      throw new ServeClientError(code, `${method} ${path}: ${message} [${code}]`, {
+        status: res.status,
+        data,
+      });
+    }
+    if (parsed === undefined) throw new ServeClientError("BAD_RESPONSE", `${method} ${path}: not JSON`);
+    return parsed as T;
+  }
+
+  health(): Promise<{ status: string }> {
+    return this.request("GET", "/health");
+  }
+
+  metadata(): Promise<RemoteMetadata> {
+    return this.request("GET", "/metadata");
+  }
+
+  schema(): Promise<{ action: JsonObject; observation: JsonObject; state: JsonObject }> {
+    return this.request("GET", "/schema");
+  }
+
+  reset(params: ResetParams = {}): Promise<StepEnvelope> {
+    return this.request("POST", "/reset", params);
+  }
+
+  step(episodeId: string, action: WireAction, opts: StepOptions = {}): Promise<StepEnvelope> {
+    return this.request("POST", "/step", {
+      action,
+      episode_id: episodeId,
+      ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
+      ...(opts.timeoutS !== undefined ? { timeout_s: opts.timeoutS } : {}),
+    });
+  }
+
+  state(episodeId: string): Promise<EpisodeStateDoc> {
+    return this.request("GET", `/state?episode_id=${encodeURIComponent(episodeId)}`);
+  }
+
+  close(episodeId: string): Promise<{ closed: boolean }> {
+    return this.request("POST", "/close", { episode_id: episodeId });
+  }
+}
+
+interface Pending {
+  resolve(message: WsServerMessage): void;
+  reject(err: Error): void;
+}
+
+/**
+ * WebSocket client: one connection is one session. Requests are answered in order, so several can
+ * be in flight at once.
+ */
+export class WsEpisodeClient {
+  private readonly pending: Pending[] = [];
+  private closedError: Error | undefined;
+  private notice: JsonObject | undefined;
+
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly timeoutMs: number,
+  ) {
+    ws.on("message", (data) => {
+      let message: WsServerMessage | undefined;
+      let bad: unknown;
+      try {
+        message = JSON.parse(data.toString()) as WsServerMessage;
+      } catch (err) {
+        bad = err;
+      }
+      const waiter = this.pending.shift();
+      if (!waiter) {
+        // unsolicited: the server refusing the session (capacity) or reclaiming it (idle)
+        if (message?.type === "error") this.notice = message.data as JsonObject;
+        return;
+      }
+      if (message) waiter.resolve(message);
+      else waiter.reject(new ServeClientError("BAD_RESPONSE", `unparseable message: ${errorMessage(bad)}`));
+    });
+    ws.on("close", (code, reason) => {
+      const why = `connection closed (${code}${reason.length ? `: ${reason.toString()}` : ""})`;
+      this.closedError = this.noticeError(why, code);
+      for (const p of this.pending.splice(0)) p.reject(this.closedError);
+    });
+    ws.on("error", () => undefined);
+  }
+
+  /** Why the connection is unusable: the server's parting error (capacity, idle) when it sent one. */
+  private noticeError(why: string, closeCode?: number): ServeClientError {
+    const notice = this.notice;
+    const data: JsonObject = closeCode === undefined ? {} : { close_code: closeCode };
+    return notice
+      ? new ServeClientError(
+          String(notice.code ?? "CONNECTION_CLOSED"),
+          `${String(notice.message)}; ${why}`,
+          {
+            data: { ...notice, ...data },
+          },
+        )
+      : new ServeClientError("CONNECTION_CLOSED", why, { data });
+  }
+
+  /** Opens a session. A server at capacity answers with a `CAPACITY_REACHED` error, thrown here. */
+  static async connect(baseUrl: string, opts: ClientOptions = {}): Promise<WsEpisodeClient> {
+    const url = `${trimSlash(baseUrl).replace(/^http/, "ws")}/ws`;
+    const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
+    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    // listen before the socket opens: a refusal (capacity) can arrive in the same packet as the upgrade
+    const client = new WsEpisodeClient(ws, timeoutMs);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new ServeClientError("TRANSPORT_ERROR", `connect ${url}: timed out`));
+      }, timeoutMs);
+      ws.once("open", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.once("unexpected-response", (_req, res) => {
+        clearTimeout(timer);
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          let data: JsonObject = {};
+          try {
+            data = JSON.parse(Buffer.concat(chunks).toString()) as JsonObject;
+          } catch {
+            // not JSON
+          }
+          const code = typeof data.code === "string" ? data.code : `HTTP_${res.statusCode}`;
+          reject(
+            new ServeClientError(
+              code,
+              `connect ${url}: ${res.statusCode} ${res.statusMessage ?? ""} [${code}]`,
+              {
+                ...(res.statusCode !== undefined ? { status: res.statusCode } : {}),
+                data,
+              },
+            ),
+          );
+        });
+      });
+      ws.once("error", (err) => {
+        clearTimeout(timer);
+        reject(new ServeClientError("TRANSPORT_ERROR", `connect ${url}: ${err.message}`, { cause: err }));
+      });
+    });
+    return client;
+  }
+
+  private async request(message: JsonObject): Promise<WsServerMessage> {
+    if (this.closedError) throw this.closedError;
+    if (this.ws.readyState !== WebSocket.OPEN) throw this.noticeError("connection not open");
+    let timer: NodeJS.Timeout | undefined;
+    const reply = await new Promise<WsServerMessage>((resolve, reject) => {
+      const entry: Pending = {
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.pending.push(entry);
+      timer = setTimeout(() => {
+        const i = this.pending.indexOf(entry);
+        if (i >= 0) this.pending.splice(i, 1);
+        reject(new ServeClientError("TIMEOUT", `no reply within ${this.timeoutMs} ms`));
+        // replies are matched by order: a lost reply poisons the connection
+        this.ws.terminate();
+      }, this.timeoutMs);
+      this.ws.send(JSON.stringify(message));
+    });
+    if (reply.type === "error") {
+      const data = reply.data as JsonObject;
+      const code = String(data.code ?? "UNKNOWN");
+      throw new ServeClientError(code, `${String(data.message ?? "error")} [${code}]`, { data });
+    }
+    return reply;
+  }
+
+  async reset(params: ResetParams = {}): Promise<StepEnvelope> {
+    const reply = await this.request({ type: "reset", data: params as JsonObject });
+    return expect(reply, "observation").data as StepEnvelope;
+  }
+
+  async step(action: WireAction): Promise<StepEnvelope> {
+    const reply = await this.request({ type: "step", data: action as unknown as JsonObject });
+    return expect(reply, "observation").data as StepEnvelope;
+  }
+
+  async state(): Promise<EpisodeStateDoc> {
+    const reply = await this.request({ type: "state" });
+    return expect(reply, "state").data as EpisodeStateDoc;
+  }
+
+  /** Sends raw text (for tests of malformed input); resolves with the reply. */
+  async sendRaw(text: string): Promise<WsServerMessage> {
+    if (this.closedError) throw this.closedError;
+    return new Promise<WsServerMessage>((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+      this.ws.send(text);
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.ws.readyState === WebSocket.OPEN && !this.closedError;
+  }
+
+  /** Sends `close`, then closes the connection. */
+  async close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise<void>((resolve) => this.ws.once("close", () => resolve()));
+    if (this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: "close" }));
+      const timer = setTimeout(() => this.ws.terminate(), 2000);
+      timer.unref();
+      await closed;
+      clearTimeout(timer);
+      return;
+    }
+    this.ws.terminate();
+    await closed;
+  }
+}
+
+function expect<T extends WsServerMessage["type"]>(
+  reply: WsServerMessage,
+  type: T,
+): Extract<WsServerMessage, { type: T }> {
+  if (reply.type !== type)
+    throw new ServeClientError("BAD_RESPONSE", `expected a ${type} message, got ${reply.type}`);
+  return reply as Extract<WsServerMessage, { type: T }>;
+}

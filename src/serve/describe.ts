@@ -1,0 +1,116 @@
+import type { EnvSpec } from "../core/contracts.ts";
+import type { JsonObject } from "../core/json.ts";
+import type { ServeTarget } from "./target.ts";
+
+/** The protocol version this server speaks (bumped on incompatible wire changes). */
+export const SERVE_PROTOCOL = "openenv-compatible/1";
+
+/** `/metadata`: OpenEnv's fields (name, description, version) plus what a remote runner needs. */
+export function metadataDoc(target: ServeTarget, spec: EnvSpec): JsonObject {
+  const [name, version] = target.world.id.split("@");
+  return {
+    name: target.id,
+    description: target.world.description,
+    version: version ?? null,
+    world: target.world.id,
+    world_name: name,
+    environment: target.id,
+    ...(target.variant !== undefined ? { variant: target.variant } : {}),
+    verifier: spec.verifier,
+    tools: spec.tools as unknown as JsonObject[],
+    terminal_tools: spec.terminalTools,
+    families: target.world.families as unknown as JsonObject[],
+    protocol: SERVE_PROTOCOL,
+  };
+}
+
+/** `/schema`: JSON Schemas of an action (one per tool), an observation, and `/state`. */
+export function schemaDoc(spec: EnvSpec): JsonObject {
+  const action = {
+    title: "Action",
+    description: "One tool call: {tool, args}. callId is optional; metadata is accepted and ignored.",
+    oneOf: spec.tools.map((t) => ({
+      type: "object",
+      title: t.name,
+      description: t.description,
+      properties: {
+        tool: { const: t.name },
+        args: t.input_schema,
+        callId: { type: "string" },
+        metadata: { type: "object" },
+      },
+      required: ["tool"],
+      additionalProperties: false,
+    })),
+  };
+  const toolResult = {
+    oneOf: [
+      { type: "object", properties: { ok: { const: true } }, required: ["ok"] },
+      {
+        type: "object",
+        properties: {
+          ok: { const: false },
+          error: {
+            type: "object",
+            properties: {
+              code: { type: "string" },
+              message: { type: "string" },
+              retryable: { type: "boolean" },
+            },
+            required: ["code", "message", "retryable"],
+          },
+        },
+        required: ["ok", "error"],
+      },
+    ],
+  };
+  const observation = {
+    title: "Observation",
+    oneOf: [
+      {
+        type: "object",
+        properties: {
+          kind: { const: "task" },
+          instruction: { type: "string" },
+          context: { type: "object" },
+          tools: { type: "array", items: { type: "object" } },
+        },
+        required: ["kind", "instruction", "context", "tools"],
+      },
+      {
+        type: "object",
+        properties: {
+          kind: { const: "tool_result" },
+          tool: { type: "string" },
+          callId: { type: "string" },
+          result: toolResult,
+          now: { type: "number", description: "virtual seconds since the episode started" },
+        },
+        required: ["kind", "tool", "callId", "result", "now"],
+      },
+    ],
+  };
+  const nullable = (type: string) => ({ type: [type, "null"] });
+  const state = {
+    title: "State",
+    type: "object",
+    properties: {
+      episode_id: nullable("string"),
+      step_count: { type: "integer", minimum: 0 },
+      world: { type: "string" },
+      environment: { type: "string" },
+      task_id: nullable("string"),
+      family: nullable("string"),
+      difficulty: nullable("integer"),
+      seed: nullable("integer"),
+      now: { type: "number" },
+      done: { type: "boolean" },
+      terminated: { type: "boolean" },
+      truncated: { type: "boolean" },
+      total_reward: { type: "number" },
+      verdict: { type: "object", description: "present once the episode has ended" },
+    },
+    required: ["episode_id", "step_count", "world", "done"],
+  };
+  return { action, observation, state } as unknown as JsonObject;
+}

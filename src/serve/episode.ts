@@ -1,0 +1,279 @@
+import type { Environment, StepResult, Task, Verdict } from "../core/contracts.ts";
+import { errorMessage, ProvingError } from "../core/errors.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
+import {
+  type EpisodeStateDoc,
+  type ResetParams,
+  ServeError,
+  type StepEnvelope,
+  type WireAction,
+} from "./protocol.ts";
+import type { ServeTarget } from "./target.ts";
+
+/** How a reset without `family`/`difficulty`/`seed` picks them. */
+export interface EpisodeDefaults {
+  /** Families a bare reset samples from (default: every family of the world). */
+  families?: string[];
+  /** Difficulties a bare reset samples from (default: [1]). */
+  difficulties?: number[];
+  /** Server-side step cap: reaching it truncates the episode (default 200). */
+  maxSteps?: number;
+  /** Uniform [0, 1) source for seeds and defaults (injected in tests). */
+  random?: () => number;
+}
+
+export type SessionKind = "http" | "ws";
+
+/**
+ * One session: one environment instance, one episode at a time. Every operation runs in turn
+ * (a session never steps twice at once), and the session knows when it was last used so the
+ * reaper can reclaim it.
+ */
+export class Episode {
+  readonly kind: SessionKind;
+  /** Server-side handle (the HTTP episode id, or a generated id for a WS connection). */
+  readonly key: string;
+  lastActive: number;
+  private busy = 0;
+  private chain: Promise<unknown> = Promise.resolve();
+  private env: Environment | undefined;
+  private task: Task | undefined;
+  private episodeId: string | null = null;
+  private seed: number | null = null;
+  private stepCount = 0;
+  private now = 0;
+  private totalReward = 0;
+  private terminated = false;
+  private truncated = false;
+  private verdict: Verdict | undefined;
+  private broken: string | undefined;
+  private disposed = false;
+  /** Called once when the session is evicted (reaped, closed by the server). */
+  onEvict: ((reason: string) => void) | undefined;
+
+  constructor(
+    private readonly target: ServeTarget,
+    private readonly defaults: EpisodeDefaults,
+    opts: { kind: SessionKind; key: string; now: number },
+  ) {
+    this.kind = opts.kind;
+    this.key = opts.key;
+    this.lastActive = opts.now;
+  }
+
+  get isBusy(): boolean {
+    return this.busy > 0;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  get done(): boolean {
+    return this.terminated || this.truncated;
+  }
+
+  /** Runs `fn` after every earlier operation of this session has finished. */
+  exclusive<T>(clock: () => number, fn: () => Promise<T>): Promise<T> {
+    this.busy++;
+    this.lastActive = clock();
+    const run = this.chain.then(async () => {
+      if (this.disposed) throw new ServeError("SESSION_ERROR", "the session was closed");
+      return fn();
+    });
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run.finally(() => {
+      this.busy--;
+      this.lastActive = clock();
+    });
+  }
+
+  async reset(params: ResetParams, episodeId: string): Promise<StepEnvelope> {
+    const world = this.target.world;
+    const random = this.defaults.random ?? Math.random;
+    const families = this.defaults.families?.length
+      ? this.defaults.families
+      : world.families.map((f) => f.name);
+    const family = params.family ?? families[Math.floor(random() * families.length)];
+    const info = world.families.find((f) => f.name === family);
+    if (!info) {
+      throw new ServeError(
+        "VALIDATION_ERROR",
+        `reset.family: unknown family "${family}" for ${world.id} (known: ${world.families.map((f) => f.name).join(", ")})`,
+      );
+    }
+    const difficulties = (this.defaults.difficulties ?? [1]).filter((d) => info.difficulties.includes(d));
+    const difficulty =
+      params.difficulty ??
+      (difficulties.length ? difficulties[Math.floor(random() * difficulties.length)] : info.difficulties[0]);
+    if (!info.difficulties.includes(difficulty)) {
+      throw new ServeError(
+        "VALIDATION_ERROR",
+        `reset.difficulty: ${world.id}/${family} has no difficulty ${difficulty} (has ${info.difficulties.join(", ")})`,
+      );
+    }
+    const seed = params.seed ?? Math.floor(random() * 2 ** 31);
+    let task: Task;
+    try {
+      task = world.generateTask({ family, difficulty, seed });
+    } catch (err) {
+      if (err instanceof ProvingError && err.fault === "config")
+        throw new ServeError("VALIDATION_ERROR", `reset: ${err.message}`);
+      throw new ServeError("EXECUTION_ERROR", `task generation failed: ${errorMessage(err)}`);
+    }
+    // A fresh instance per episode: nothing of the previous episode can reach this one.
+    let env: Environment;
+    let observation: Awaited<ReturnType<Environment["reset"]>>;
+    let stateHash: string;
+    try {
+      env = this.target.create();
+      observation = await env.reset({ task, seed, episodeId });
+      stateHash = env.stateHash();
+    } catch (err) {
+      this.env = undefined;
+      throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
+    }
+    this.env = env;
+    this.task = task;
+    this.episodeId = episodeId;
+    this.seed = seed;
+    this.stepCount = 0;
+    this.now = 0;
+    this.totalReward = 0;
+    this.terminated = false;
+    this.truncated = false;
+    this.verdict = undefined;
+    this.broken = undefined;
+    return {
+      observation,
+      reward: null,
+      done: false,
+      metadata: {
+        episode_id: episodeId,
+        step_count: 0,
+        now: 0,
+        terminated: false,
+        truncated: false,
+        environment: this.target.id,
+        world: world.id,
+        task_id: task.id,
+        family,
+        difficulty,
+        seed,
+        state_hash: stateHash,
+        max_steps: this.maxSteps,
+      },
+    };
+  }
+
+  private get maxSteps(): number {
+    return this.defaults.maxSteps ?? 200;
+  }
+
+  async step(
+    action: WireAction,
+    opts: { requestId?: string; timeoutS?: number } = {},
+  ): Promise<StepEnvelope> {
+    const env = this.env;
+    if (!env || this.episodeId === null) throw new ServeError("SESSION_ERROR", "no episode: reset first");
+    if (this.broken) throw new ServeError("SESSION_ERROR", `the episode is unusable (${this.broken}); reset`);
+    if (this.done) throw new ServeError("SESSION_ERROR", "the episode has ended; reset to start another");
+    const index = this.stepCount;
+    let result: StepResult;
+    try {
+      const work = env.step({
+        tool: action.tool,
+        args: action.args,
+        callId: action.callId ?? `call-${index}`,
+      });
+      result = opts.timeoutS === undefined ? await work : await withTimeout(work, opts.timeoutS * 1000);
+    } catch (err) {
+      this.broken = err instanceof StepTimeout ? "a step timed out" : "a step failed";
+      throw new ServeError("EXECUTION_ERROR", `step failed: ${errorMessage(err)}`);
+    }
+    this.stepCount++;
+    this.now = result.info.now;
+    this.totalReward += result.reward;
+    const info: Record<string, unknown> = { ...result.info };
+    if (result.terminated || result.truncated) {
+      this.terminated = result.terminated;
+      this.truncated = result.truncated;
+      this.verdict = result.info.verdict ?? this.evaluate(env);
+    } else if (this.stepCount >= this.maxSteps) {
+      this.truncated = true;
+      this.verdict = this.evaluate(env);
+      info.truncated_by = "max_steps";
+    }
+    if (this.verdict) info.verdict = this.verdict;
+    return {
+      observation: result.observation,
+      reward: result.reward,
+      done: this.done,
+      metadata: {
+        ...(info as JsonObject),
+        episode_id: this.episodeId,
+        step_count: this.stepCount,
+        now: this.now,
+        terminated: this.terminated,
+        truncated: this.truncated,
+        ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
+      },
+    };
+  }
+
+  private evaluate(env: Environment): Verdict {
+    try {
+      return env.evaluate();
+    } catch (err) {
+      this.broken = "the verifier failed";
+      throw new ServeError("EXECUTION_ERROR", `evaluation failed: ${errorMessage(err)}`);
+    }
+  }
+
+  state(): EpisodeStateDoc {
+    const t = this.task;
+    return {
+      episode_id: this.episodeId,
+      step_count: this.stepCount,
+      world: this.target.world.id,
+      environment: this.target.id,
+      task_id: t?.id ?? null,
+      family: t?.family ?? null,
+      difficulty: t?.difficulty ?? null,
+      seed: this.seed,
+      now: this.now,
+      done: this.done,
+      terminated: this.terminated,
+      truncated: this.truncated,
+      total_reward: this.totalReward,
+      ...(this.done && this.verdict ? { verdict: this.verdict as unknown as JsonValue } : {}),
+    };
+  }
+
+  /** Drops the environment; later operations fail with SESSION_ERROR. */
+  dispose(reason: string): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.env = undefined;
+    const hook = this.onEvict;
+    this.onEvict = undefined;
+    hook?.(reason);
+  }
+}
+
+class StepTimeout extends Error {}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StepTimeout(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

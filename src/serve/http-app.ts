@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { EnvSpec } from "../core/contracts.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { JsonObject } from "../core/json.ts";
+import { metadataDoc, schemaDoc } from "./describe.ts";
+import { parseEpisodeId, parseJsonText, parseResetParams, parseStepParams, ServeError } from "./protocol.ts";
+import type { SessionManager } from "./sessions.ts";
+import type { ServeTarget } from "./target.ts";
+
+export interface HttpAppDeps {
+  target: ServeTarget;
+  spec: EnvSpec;
+  sessions: SessionManager;
+  /** Bearer check (always true without a token). */
+  authorized: (authorization: string | undefined | null) => boolean;
+  /** DNS-rebinding guard on the Host header (always true unless bound to loopback). */
+  hostAllowed: (host: string | undefined | null) => boolean;
+  /** Largest request body in bytes. */
+  maxBodyBytes: number;
+}
+
+function errorResponse(c: Context, err: ServeError): Response {
+  if (err.code === "UNAUTHORIZED") c.header("WWW-Authenticate", 'Bearer realm="proving"');
+  if (err.code === "CAPACITY_REACHED") c.header("Retry-After", "1");
+  return c.json({ ...err.toData(), detail: err.message }, err.status as ContentfulStatusCode);
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  return parseJsonText(await c.req.text());
+}
+
+/** The HTTP half of the server: OpenEnv's routes, with real per-`episode_id` sessions. */
+export function createHttpApp(deps: HttpAppDeps): Hono {
+  const { sessions, target, spec } = deps;
+  const metadata = metadataDoc(target, spec);
+  const schema = schemaDoc(spec);
+  const app = new Hono();
+
+  app.onError((err, c) => {
+    if (err instanceof ServeError) return errorResponse(c, err);
+    return errorResponse(c, new ServeError("EXECUTION_ERROR", `internal error: ${errorMessage(err)}`));
+  });
+  app.notFound((c) =>
+    errorResponse(c, new ServeError("NOT_FOUND", `no route ${c.req.method} ${c.req.path}`)),
+  );
+
+  app.use("*", async (c, next) => {
+    if (!deps.hostAllowed(c.req.header("host"))) {
+      throw new ServeError("FORBIDDEN_HOST", "Host header does not name this loopback server");
+    }
+    await next();
+  });
+
+  app.get("/health", (c) => c.json({ status: "healthy" }));
+
+  app.use("*", async (c, next) => {
+    if (!deps.authorized(c.req.header("authorization"))) {
+      throw new ServeError("UNAUTHORIZED", "missing or wrong bearer token");
+    }
+    await next();
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: (c) =>
+        errorResponse(c, new ServeError("PAYLOAD_TOO_LARGE", `request body over ${deps.maxBodyBytes} bytes`)),
+    }),
+  );
+
+  app.get("/metadata", (c) => c.json(metadata));
+  app.get("/schema", (c) => c.json(schema));
+
+  app.post("/reset", async (c) => {
+    const params = parseResetParams(await readJson(c));
+    const episodeId = params.episode_id ?? `ep-${randomUUID()}`;
+    let episode = sessions.getHttp(episodeId);
+    const created = episode === undefined;
+    episode ??= sessions.createHttp(episodeId);
+    const session = episode;
+    try {
+      return c.json(await session.exclusive(sessions.clock, () => session.reset(params, episodeId)));
+    } catch (err) {
+      // a session whose first reset failed holds nothing worth keeping
+      if (created) sessions.close(session, "reset failed");
+      throw err;
+    }
+  });
+
+  app.post("/step", async (c) => {
+    const params = parseStepParams(await readJson(c));
+    const episodeId = parseEpisodeId(params.episode_id, "step.episode_id");
+    const session = sessions.getHttp(episodeId);
+    if (!session) throw unknownEpisode(episodeId);
+    const envelope = await session.exclusive(sessions.clock, () =>
+      session.step(params.action, {
+        ...(params.request_id !== undefined ? { requestId: params.request_id } : {}),
+        ...(params.timeout_s !== undefined ? { timeoutS: params.timeout_s } : {}),
+      }),
+    );
+    return c.json(envelope);
+  });
+
+  app.get("/state", async (c) => {
+    const episodeId = parseEpisodeId(c.req.query("episode_id"), "state.episode_id");
+    const session = sessions.getHttp(episodeId);
+    if (!session) throw unknownEpisode(episodeId);
+    return c.json(await session.exclusive(sessions.clock, async () => session.state()));
+  });
+
+  /** Not in OpenEnv: frees an HTTP session before the reaper would. */
+  app.post("/close", async (c) => {
+    const body = (await readJson(c)) as JsonObject | undefined;
+    const episodeId = parseEpisodeId(body?.episode_id, "close.episode_id");
+    const session = sessions.getHttp(episodeId);
+    if (!session) throw unknownEpisode(episodeId);
+    sessions.close(session, "closed by client");
+    return c.json({ episode_id: episodeId, closed: true });
+  });
+
+  return app;
+}
+
+function unknownEpisode(episodeId: string): ServeError {
+  return new ServeError(
+    "SESSION_ERROR",
+    `unknown episode_id "${episodeId.slice(0, 64)}" (never reset, closed, or reclaimed after being idle)`,
+    { status: 404 },
+  );
+}

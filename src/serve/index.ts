@@ -1,0 +1,59 @@
+export { bearerCheck } from "./auth.ts";
+export {
+  type ClientOptions,
+  type RemoteMetadata,
+  ServeClient,
+  ServeClientError,
+  type StepOptions,
+  WsEpisodeClient,
+} from "./client.ts";
+export { metadataDoc, SERVE_PROTOCOL, schemaDoc } from "./describe.ts";
+export { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
+export { createHttpApp, type HttpAppDeps } from "./http-app.ts";
+export {
+  type EpisodeStateDoc,
+  parseAction,
+  parseJsonText,
+  parseResetParams,
+  parseStepParams,
+  parseWsMessage,
+  type ResetParams,
+  SERVE_ERROR_CODES,
+  ServeError,
+  type ServeErrorCode,
+  type StepEnvelope,
+  type StepParams,
+  type WireAction,
+  type WsClientMessage,
+  type WsServerMessage,
+} from "./protocol.ts";
+export {
+  connectRemote,
+  RemoteEnvironment,
+  type RemoteEnvironmentOptions,
+  type RemoteTarget,
+  specFromMetadata,
+} from "./remote-environment.ts";
+export {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_PORT,
+  type RunningServer,
+  type ServeOptions,
+  startServer,
+} from "./server.ts";
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  type SessionCounts,
+  type SessionLimits,
+  SessionManager,
+} from "./sessions.ts";
+export {
+  resolveTarget,
+  type ServeTarget,
+  type VariantEnvironment,
+  type VariantEnvironmentFactory,
+  worldTarget,
+} from "./target.ts";
+export { attachWebSocket, WS_CLOSE, type WsEndpoint, type WsEndpointDeps } from "./ws-endpoint.ts";

@@ -1,0 +1,269 @@
+/**
+ * The wire protocol of `proving serve`: OpenEnv-compatible shapes (HTTP `/reset`, `/step`, `/state`,
+ * WebSocket `/ws` messages) and their validation. Observations are the world's own, unchanged;
+ * everything else an episode knows (virtual time, verdict, layers, ids) travels in `metadata`.
+ */
+import { z } from "zod";
+import type { Observation } from "../core/contracts.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
+
+/** OpenEnv's WebSocket error codes, plus the HTTP-only ones this server adds. */
+export const SERVE_ERROR_CODES = [
+  "INVALID_JSON",
+  "UNKNOWN_TYPE",
+  "VALIDATION_ERROR",
+  "EXECUTION_ERROR",
+  "CAPACITY_REACHED",
+  "SESSION_ERROR",
+  "UNAUTHORIZED",
+  "FORBIDDEN_HOST",
+  "PAYLOAD_TOO_LARGE",
+  "NOT_FOUND",
+] as const;
+export type ServeErrorCode = (typeof SERVE_ERROR_CODES)[number];
+
+const STATUS: Record<ServeErrorCode, number> = {
+  INVALID_JSON: 400,
+  UNKNOWN_TYPE: 400,
+  VALIDATION_ERROR: 422,
+  EXECUTION_ERROR: 500,
+  CAPACITY_REACHED: 503,
+  SESSION_ERROR: 409,
+  UNAUTHORIZED: 401,
+  FORBIDDEN_HOST: 403,
+  PAYLOAD_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+};
+
+/** A protocol error: a code a client can branch on, a message, and an HTTP status. */
+export class ServeError extends Error {
+  readonly code: ServeErrorCode;
+  readonly status: number;
+  readonly extra: JsonObject;
+
+  constructor(code: ServeErrorCode, message: string, opts: { status?: number; extra?: JsonObject } = {}) {
+    super(message);
+    this.name = "ServeError";
+    this.code = code;
+    this.status = opts.status ?? STATUS[code];
+    this.extra = opts.extra ?? {};
+  }
+
+  /** The error's data: `{message, code, ...extra}` (the `data` of a WS error, the body of an HTTP one). */
+  toData(): JsonObject {
+    return { message: this.message, code: this.code, ...this.extra };
+  }
+}
+
+/** What `/reset` and `/step` answer, and the `data` of a WS `observation` message. */
+export interface StepEnvelope {
+  /** The world's observation (`{kind: "task" | "tool_result", ...}`), unchanged. */
+  observation: Observation;
+  reward: number | null;
+  done: boolean;
+  /**
+   * Always present. `episode_id`, `step_count`, `now` (virtual seconds), `terminated`, `truncated`;
+   * on the step that ends the episode, `verdict`; whatever else the environment put in its step info
+   * (harness `layers`, `setup`...); `request_id` when the request carried one.
+   */
+  metadata: JsonObject;
+}
+
+/** `/state` and the `data` of a WS `state` message. No hidden task parameters, no verdict before the end. */
+export interface EpisodeStateDoc {
+  episode_id: string | null;
+  step_count: number;
+  /** Base world id. */
+  world: string;
+  /** What is served: the world id, or the variant id of a harnessed world. */
+  environment: string;
+  task_id: string | null;
+  family: string | null;
+  difficulty: number | null;
+  seed: number | null;
+  now: number;
+  done: boolean;
+  terminated: boolean;
+  truncated: boolean;
+  total_reward: number;
+  /** Present once the episode has ended. */
+  verdict?: JsonValue;
+  [key: string]: JsonValue | undefined;
+}
+
+export type WsClientMessage =
+  | { type: "reset"; data?: JsonObject }
+  | { type: "step"; data: JsonObject }
+  | { type: "state" }
+  | { type: "close" };
+
+export type WsServerMessage =
+  | { type: "observation"; data: StepEnvelope }
+  | { type: "state"; data: EpisodeStateDoc }
+  | { type: "error"; data: { message: string; code: string; [key: string]: JsonValue } };
+
+/** A tool call as it travels: `{tool, args}` (`callId` optional; `metadata` accepted and ignored, as OpenEnv's Action has one). */
+export interface WireAction {
+  tool: string;
+  args: JsonObject;
+  callId?: string;
+}
+
+export interface ResetParams {
+  seed?: number;
+  episode_id?: string;
+  family?: string;
+  difficulty?: number;
+}
+
+export interface StepParams {
+  action: WireAction;
+  episode_id?: string;
+  timeout_s?: number;
+  request_id?: string;
+}
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+const actionSchema = z
+  .object({
+    tool: z.string().min(1).max(200),
+    args: jsonObject.optional(),
+    callId: z.string().min(1).max(255).optional(),
+    call_id: z.string().min(1).max(255).optional(),
+    metadata: jsonObject.optional(),
+  })
+  .strict();
+
+const episodeId = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
+
+const resetSchema = z
+  .object({
+    seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    episode_id: episodeId.optional(),
+    family: z.string().min(1).max(200).optional(),
+    difficulty: z.number().int().min(0).max(1000).optional(),
+  })
+  .loose();
+
+const stepSchema = z
+  .object({
+    action: z.unknown(),
+    episode_id: episodeId.optional(),
+    timeout_s: z.number().positive().max(86_400).optional(),
+    request_id: z.string().max(255).optional(),
+  })
+  .loose();
+
+/** Fields a client may never set: the task is built on the server, and the verdict is the verifier's. */
+const FORBIDDEN_RESET_FIELDS = ["params", "task", "verdict", "state"] as const;
+
+function validationError(where: string, error: z.ZodError): ServeError {
+  const issue = error.issues[0];
+  let field = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") field = [field, issue.keys.join(", ")].filter(Boolean).join(".");
+  const at = field ? `${where}.${field}` : where;
+  return new ServeError("VALIDATION_ERROR", `${at}: ${issue.message}`);
+}
+
+/** Parses JSON text; malformed text is `INVALID_JSON`. Empty text is `undefined`. */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ServeError("INVALID_JSON", `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function parseAction(value: unknown, where = "action"): WireAction {
+  if (!isPlainObject(value))
+    throw new ServeError("VALIDATION_ERROR", `${where}: expected an object {tool, args}`);
+  const parsed = actionSchema.safeParse(value);
+  if (!parsed.success) throw validationError(where, parsed.error);
+  const a = parsed.data;
+  const callId = a.callId ?? a.call_id;
+  return {
+    tool: a.tool,
+    args: structuredClone((a.args ?? {}) as JsonObject),
+    ...(callId ? { callId } : {}),
+  };
+}
+
+export function parseResetParams(value: unknown): ResetParams {
+  if (value === undefined || value === null) return {};
+  if (!isPlainObject(value)) throw new ServeError("VALIDATION_ERROR", "reset: expected an object");
+  for (const field of FORBIDDEN_RESET_FIELDS) {
+    if (field in value) {
+      throw new ServeError(
+        "VALIDATION_ERROR",
+        `reset.${field}: not accepted; tasks are generated on the server from family, difficulty and seed`,
+      );
+    }
+  }
+  const parsed = resetSchema.safeParse(value);
+  if (!parsed.success) throw validationError("reset", parsed.error);
+  const r = parsed.data;
+  return {
+    ...(r.seed !== undefined ? { seed: r.seed } : {}),
+    ...(r.episode_id !== undefined ? { episode_id: r.episode_id } : {}),
+    ...(r.family !== undefined ? { family: r.family } : {}),
+    ...(r.difficulty !== undefined ? { difficulty: r.difficulty } : {}),
+  };
+}
+
+export function parseStepParams(value: unknown): StepParams {
+  if (!isPlainObject(value)) throw new ServeError("VALIDATION_ERROR", "step: expected an object {action}");
+  const parsed = stepSchema.safeParse(value);
+  if (!parsed.success) throw validationError("step", parsed.error);
+  if (!("action" in value)) throw new ServeError("VALIDATION_ERROR", "step.action: required");
+  const s = parsed.data;
+  return {
+    action: parseAction(s.action, "step.action"),
+    ...(s.episode_id !== undefined ? { episode_id: s.episode_id } : {}),
+    ...(s.timeout_s !== undefined ? { timeout_s: s.timeout_s } : {}),
+    ...(s.request_id !== undefined ? { request_id: s.request_id } : {}),
+  };
+}
+
+export function parseEpisodeId(value: unknown, where: string): string {
+  const parsed = episodeId.safeParse(value);
+  if (!parsed.success) {
+    if (value === undefined || value === null || value === "") {
+      throw new ServeError("VALIDATION_ERROR", `${where}: required (the episode_id returned by /reset)`);
+    }
+    throw validationError(where, parsed.error);
+  }
+  return parsed.data;
+}
+
+/** Parses a WS text frame into a client message, or throws a coded error. */
+export function parseWsMessage(text: string): WsClientMessage {
+  const value = parseJsonText(text);
+  if (!isPlainObject(value))
+    throw new ServeError("VALIDATION_ERROR", "message: expected an object {type, data}");
+  const type = value.type;
+  if (typeof type !== "string") throw new ServeError("VALIDATION_ERROR", "message.type: required string");
+  switch (type) {
+    case "reset":
+      if (value.data !== undefined && !isPlainObject(value.data))
+        throw new ServeError("VALIDATION_ERROR", "reset.data: expected an object");
+      return { type, ...(value.data !== undefined ? { data: value.data as JsonObject } : {}) };
+    case "step":
+      if (!isPlainObject(value.data))
+        throw new ServeError("VALIDATION_ERROR", "step.data: expected the action {tool, args}");
+      return { type, data: value.data as JsonObject };
+    case "state":
+    case "close":
+      return { type };
+    default:
+      throw new ServeError("UNKNOWN_TYPE", `unknown message type: ${type.slice(0, 64)}`);
+  }
+}

@@ -1,0 +1,249 @@
+import type {
+  Action,
+  Environment,
+  EnvSpec,
+  Observation,
+  ResetOptions,
+  StepInfo,
+  StepResult,
+  ToolDescriptor,
+  TrialSpec,
+  Verdict,
+} from "../core/contracts.ts";
+import { configError, ProvingError } from "../core/errors.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { WorldDefinition } from "../core/registry.ts";
+import type { Job } from "../core/scheduler.ts";
+import type { EnvironmentFactory } from "../runner/trial.ts";
+import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient } from "./client.ts";
+import type { ResetParams, StepEnvelope } from "./protocol.ts";
+
+/** Metadata keys that are wire bookkeeping rather than step info. */
+const WIRE_KEYS = new Set(["episode_id", "step_count", "terminated", "truncated", "request_id"]);
+
+export interface RemoteEnvironmentOptions extends ClientOptions {
+  /** Told when a remote session is opened and closed (to close what a stopped trial left open). */
+  onOpened?: (env: RemoteEnvironment) => void;
+  onClosed?: (env: RemoteEnvironment) => void;
+}
+
+/**
+ * An Environment that lives on a `proving serve` (or any OpenEnv-style) server. The remote server
+ * builds the task from (family, difficulty, seed); reset checks it built the same task the runner
+ * generated. The verdict comes from the remote verifier on the step that ends the episode; a trial
+ * that stops early (budget, agent error) has no verdict to report.
+ *
+ * Sessions are held only while an episode is being played: `reset` opens a WS session, reads the
+ * start (observation, state hash) and closes it, so the runner's reference and probe instances
+ * (reset, hashed, dropped) never pin a remote slot. The first `step` opens the session for good,
+ * resets again with the same (task, seed, episode id) and checks the remote start state is the same,
+ * then plays; the session closes when the episode ends (or on `close()`).
+ */
+export class RemoteEnvironment implements Environment {
+  readonly spec: EnvSpec;
+  private session: WsEpisodeClient | undefined;
+  private resetParams: ResetParams | undefined;
+  private last: Observation | undefined;
+  private hash = "";
+  private verdict: Verdict | undefined;
+  private info: StepInfo = { now: 0 };
+  private episodeId: string | undefined;
+  private steps = 0;
+  private ended = false;
+  private taskId = "";
+
+  constructor(
+    readonly url: string,
+    spec: EnvSpec,
+    private readonly opts: RemoteEnvironmentOptions = {},
+  ) {
+    this.spec = spec;
+  }
+
+  private async open(params: ResetParams, taskId: string): Promise<StepEnvelope> {
+    this.session = await WsEpisodeClient.connect(this.url, this.opts);
+    this.opts.onOpened?.(this);
+    const envelope = await this.session.reset(params);
+    const remoteTask = envelope.metadata.task_id;
+    if (remoteTask !== undefined && remoteTask !== taskId) {
+      await this.close();
+      throw new ProvingError(
+        "remote_task_mismatch",
+        "infrastructure",
+        `the remote server built task ${String(remoteTask)}, not ${taskId} (different world version?)`,
+      );
+    }
+    return envelope;
+  }
+
+  async reset(opts: ResetOptions): Promise<Observation> {
+    await this.close();
+    this.verdict = undefined;
+    this.steps = 0;
+    this.ended = false;
+    this.info = { now: 0 };
+    const params: ResetParams = {
+      seed: opts.seed,
+      family: opts.task.family,
+      difficulty: opts.task.difficulty,
+      ...(opts.episodeId !== undefined ? { episode_id: opts.episodeId } : {}),
+    };
+    const envelope = await this.open(params, opts.task.id);
+    await this.close();
+    this.resetParams = params;
+    this.taskId = opts.task.id;
+    this.episodeId =
+      typeof envelope.metadata.episode_id === "string" ? envelope.metadata.episode_id : undefined;
+    this.hash = typeof envelope.metadata.state_hash === "string" ? envelope.metadata.state_hash : "";
+    this.last = envelope.observation;
+    return envelope.observation;
+  }
+
+  /** The live session; the first step of an episode opens it and checks the start is the one reset saw. */
+  private async live(): Promise<WsEpisodeClient> {
+    if (this.session) return this.session;
+    if (!this.resetParams) {
+      throw new ProvingError("remote_not_reset", "infrastructure", "remote environment: step before reset");
+    }
+    if (this.ended) {
+      throw new ProvingError(
+        "remote_episode_ended",
+        "infrastructure",
+        "remote environment: the episode has ended",
+      );
+    }
+    const envelope = await this.open(this.resetParams, this.taskId);
+    const hash = typeof envelope.metadata.state_hash === "string" ? envelope.metadata.state_hash : "";
+    if (hash !== this.hash) {
+      await this.close();
+      throw new ProvingError(
+        "remote_not_deterministic",
+        "infrastructure",
+        `the remote server started the same task and seed in a different state (${hash} vs ${this.hash})`,
+      );
+    }
+    return this.session as unknown as WsEpisodeClient;
+  }
+
+  async step(action: Action): Promise<StepResult> {
+    const session = await this.live();
+    const envelope: StepEnvelope = await session.step({
+      tool: action.tool,
+      args: action.args,
+      callId: action.callId,
+    });
+    this.steps++;
+    const meta = envelope.metadata;
+    const info: StepInfo = { now: typeof meta.now === "number" ? meta.now : this.info.now };
+    for (const [k, v] of Object.entries(meta)) if (!WIRE_KEYS.has(k) && k !== "now") info[k] = v as JsonValue;
+    const terminated = meta.terminated === true || (envelope.done && meta.truncated !== true);
+    const truncated = meta.truncated === true;
+    if (info.verdict) this.verdict = info.verdict as Verdict;
+    this.info = info;
+    this.last = envelope.observation;
+    if (terminated || truncated) {
+      this.ended = true;
+      await this.close();
+    }
+    return { observation: envelope.observation, reward: envelope.reward ?? 0, terminated, truncated, info };
+  }
+
+  observe(): Observation {
+    if (!this.last)
+      throw new ProvingError("remote_not_reset", "internal", "remote environment: observe before reset");
+    return this.last;
+  }
+
+  evaluate(): Verdict {
+    if (this.verdict) return this.verdict;
+    throw new ProvingError(
+      "remote_no_verdict",
+      "infrastructure",
+      "the remote verifier gives its verdict only on the step that ends the episode",
+    );
+  }
+
+  saveState(): JsonValue {
+    return { remote: this.url, episode_id: this.episodeId ?? null, steps: this.steps };
+  }
+
+  delivered(_observation: Observation): void {
+    // layers run on the server; nothing to forward
+  }
+
+  view(): Readonly<JsonObject> {
+    return { now: this.info.now };
+  }
+
+  stateHash(): string {
+    return this.hash;
+  }
+
+  pendingJobs(): readonly Job[] {
+    return [];
+  }
+
+  leakedJobs(): number {
+    return typeof this.info.leaked_jobs === "number" ? this.info.leaked_jobs : 0;
+  }
+
+  /** Closes the remote session (idempotent). */
+  async close(): Promise<void> {
+    const s = this.session;
+    this.session = undefined;
+    if (s) {
+      await s.close().catch(() => undefined);
+      this.opts.onClosed?.(this);
+    }
+  }
+}
+
+export interface RemoteTarget {
+  url: string;
+  metadata: RemoteMetadata;
+  /** The base world the server serves. */
+  world: string;
+  spec: EnvSpec;
+  /** Runner environment factory: each trial gets its own remote session. */
+  environment: EnvironmentFactory;
+  /** Closes the sessions of trials that stopped before their episode ended. */
+  close(): Promise<void>;
+}
+
+/** The EnvSpec a remote server describes in `/metadata`. */
+export function specFromMetadata(meta: RemoteMetadata): EnvSpec {
+  return {
+    id: String(meta.environment ?? meta.name),
+    world: String(meta.world ?? meta.name),
+    tools: (meta.tools ?? []) as unknown as ToolDescriptor[],
+    terminalTools: (meta.terminal_tools ?? []) as string[],
+    verifier: String(meta.verifier ?? ""),
+  };
+}
+
+/**
+ * Connects to a remote server (reads `/metadata` once) and returns a runner environment factory.
+ * Each trial gets its own remote session while it plays; `close()` ends the sessions of trials that
+ * stopped before their episode ended (budget, agent error).
+ */
+export async function connectRemote(url: string, opts: ClientOptions = {}): Promise<RemoteTarget> {
+  const client = new ServeClient(url, opts);
+  const metadata = await client.metadata();
+  const spec = specFromMetadata(metadata);
+  const open = new Set<RemoteEnvironment>();
+  const environment: EnvironmentFactory = (_trial: TrialSpec, world: WorldDefinition) => {
+    if (world.id !== spec.world) {
+      throw configError("remote_world_mismatch", `the remote server serves ${spec.world}, not ${world.id}`);
+    }
+    return new RemoteEnvironment(client.baseUrl, spec, {
+      ...opts,
+      onOpened: (e) => open.add(e),
+      onClosed: (e) => open.delete(e),
+    });
+  };
+  const close = async () => {
+    await Promise.all([...open].map((e) => e.close()));
+    open.clear();
+  };
+  return { url: client.baseUrl, metadata, world: spec.world, spec, environment, close };
+}

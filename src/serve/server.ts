@@ -1,0 +1,116 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import type { EnvSpec } from "../core/contracts.ts";
+import { bearerCheck, hostCheck } from "./auth.ts";
+import type { EpisodeDefaults } from "./episode.ts";
+import { createHttpApp } from "./http-app.ts";
+import { type SessionLimits, SessionManager } from "./sessions.ts";
+import type { ServeTarget } from "./target.ts";
+import { attachWebSocket } from "./ws-endpoint.ts";
+
+export interface ServeOptions extends SessionLimits, EpisodeDefaults {
+  target: ServeTarget;
+  /** Default 127.0.0.1: reachable from this machine only unless told otherwise. */
+  host?: string;
+  /** Default 8000; 0 picks a free port. */
+  port?: number;
+  /** Require `Authorization: Bearer <token>` on every route but `/health`. */
+  token?: string;
+  /** Largest HTTP body and WS frame in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** WS ping period in ms (default 15 000; 0 = off). Two missed pings drop the connection. */
+  heartbeatMs?: number;
+}
+
+export interface RunningServer {
+  /** `http://host:port` */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly sessions: SessionManager;
+  readonly spec: EnvSpec;
+  /** Stops accepting, closes every session and connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 8000;
+export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+/** Starts the OpenEnv-compatible HTTP + WebSocket server for one world (or variant). */
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const spec = opts.target.create().spec;
+  const sessions = new SessionManager(
+    opts.target,
+    {
+      ...(opts.families ? { families: opts.families } : {}),
+      ...(opts.difficulties ? { difficulties: opts.difficulties } : {}),
+      ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
+      ...(opts.random ? { random: opts.random } : {}),
+    },
+    opts,
+  );
+  const check = bearerCheck(opts.token);
+  let boundPort = 0;
+  const hostAllowed = hostCheck(host, () => boundPort);
+  const app = createHttpApp({
+    target: opts.target,
+    spec,
+    sessions,
+    authorized: (authorization) => check(authorization),
+    hostAllowed,
+    maxBodyBytes,
+  });
+  const http: Server = createServer(getRequestListener(app.fetch));
+  // Slow or stalled clients cannot hold a connection forever.
+  http.headersTimeout = 10_000;
+  http.requestTimeout = 30_000;
+  http.keepAliveTimeout = 5_000;
+  http.maxHeadersCount = 100;
+  const sockets = new Set<Socket>();
+  http.on("connection", (socket: Socket) => {
+    socket.setKeepAlive(true, 30_000);
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const ws = attachWebSocket(http, {
+    sessions,
+    authorized: check,
+    hostAllowed,
+    maxPayloadBytes: maxBodyBytes,
+    heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port ?? DEFAULT_PORT, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  sessions.start();
+  const address = http.address() as AddressInfo;
+  boundPort = address.port;
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    sessions,
+    spec,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        sessions.stop();
+        ws.close();
+        sessions.closeAll("server stopping");
+        http.close(() => resolve());
+        http.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
+import { ServeError } from "./protocol.ts";
+import type { ServeTarget } from "./target.ts";
+
+export interface SessionLimits {
+  /** Concurrent sessions (HTTP episodes and WS connections together). Default 64. */
+  maxSessions?: number;
+  /** A session unused this long is reclaimed. Default 300 000 ms; 0 turns the reaper off. */
+  idleTimeoutMs?: number;
+  /** How often the reaper looks (default: a quarter of the idle timeout, between 10 ms and 5 s). */
+  reapIntervalMs?: number;
+  /** Wall clock in ms (injected in tests). */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_SESSIONS = 64;
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+export interface SessionCounts {
+  active: number;
+  http: number;
+  ws: number;
+  max: number;
+  /** Sessions reclaimed since start, by reason. */
+  reaped: number;
+  closed: number;
+}
+
+/**
+ * Every live session of a server under one cap. HTTP episodes are found by their `episode_id`;
+ * WS sessions belong to their connection and cannot be reached by id. A timer reclaims sessions
+ * idle past the timeout (never one in the middle of an operation).
+ */
+export class SessionManager {
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly clock: () => number;
+  private readonly http = new Map<string, Episode>();
+  private readonly all = new Set<Episode>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly reapIntervalMs: number;
+  private reapedCount = 0;
+  private closedCount = 0;
+
+  constructor(
+    private readonly target: ServeTarget,
+    private readonly defaults: EpisodeDefaults,
+    limits: SessionLimits = {},
+  ) {
+    this.maxSessions = Math.max(1, Math.floor(limits.maxSessions ?? DEFAULT_MAX_SESSIONS));
+    this.idleTimeoutMs = Math.max(0, limits.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    this.clock = limits.now ?? Date.now;
+    this.reapIntervalMs =
+      limits.reapIntervalMs ?? Math.min(5000, Math.max(10, Math.floor(this.idleTimeoutMs / 4)));
+  }
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  counts(): SessionCounts {
+    return {
+      active: this.all.size,
+      http: this.http.size,
+      ws: this.all.size - this.http.size,
+      max: this.maxSessions,
+      reaped: this.reapedCount,
+      closed: this.closedCount,
+    };
+  }
+
+  start(): void {
+    if (this.timer || this.idleTimeoutMs === 0) return;
+    this.timer = setInterval(() => this.reapIdle(), this.reapIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The HTTP session of an episode id, if it is live. */
+  getHttp(episodeId: string): Episode | undefined {
+    return this.http.get(episodeId);
+  }
+
+  /** A new HTTP session under `episodeId` (the caller checked there is none). */
+  createHttp(episodeId: string): Episode {
+    const episode = this.admit("http", episodeId);
+    this.http.set(episodeId, episode);
+    return episode;
+  }
+
+  /** A new session owned by one WS connection. */
+  createWs(): Episode {
+    return this.admit("ws", `ws-${randomUUID()}`);
+  }
+
+  private admit(kind: SessionKind, key: string): Episode {
+    if (this.all.size >= this.maxSessions) this.reapIdle();
+    if (this.all.size >= this.maxSessions) {
+      throw new ServeError(
+        "CAPACITY_REACHED",
+        `server at capacity: ${this.all.size} of ${this.maxSessions} sessions in use`,
+        { extra: { active_sessions: this.all.size, max_sessions: this.maxSessions } },
+      );
+    }
+    const episode = new Episode(this.target, this.defaults, { kind, key, now: this.clock() });
+    this.all.add(episode);
+    return episode;
+  }
+
+  /** Closes a session (client asked, connection gone, server stopping). */
+  close(episode: Episode, reason: string): void {
+    if (!this.all.delete(episode)) return;
+    if (episode.kind === "http" && this.http.get(episode.key) === episode) this.http.delete(episode.key);
+    this.closedCount++;
+    episode.dispose(reason);
+  }
+
+  /** Reclaims every session idle past the timeout; returns how many. */
+  reapIdle(): number {
+    if (this.idleTimeoutMs === 0) return 0;
+    const now = this.clock();
+    let reaped = 0;
+    for (const episode of [...this.all]) {
+      if (episode.isBusy || now - episode.lastActive < this.idleTimeoutMs) continue;
+      this.all.delete(episode);
+      if (episode.kind === "http" && this.http.get(episode.key) === episode) this.http.delete(episode.key);
+      episode.dispose("idle timeout");
+      reaped++;
+    }
+    this.reapedCount += reaped;
+    return reaped;
+  }
+
+  closeAll(reason: string): void {
+    for (const episode of [...this.all]) this.close(episode, reason);
+  }
+}

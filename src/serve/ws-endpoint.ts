@@ -1,0 +1,189 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { errorMessage } from "../core/errors.ts";
+import type { Episode } from "./episode.ts";
+import {
+  parseAction,
+  parseResetParams,
+  parseWsMessage,
+  ServeError,
+  type WsClientMessage,
+  type WsServerMessage,
+} from "./protocol.ts";
+import type { SessionManager } from "./sessions.ts";
+
+export interface WsEndpointDeps {
+  sessions: SessionManager;
+  authorized: (authorization: string | undefined | null, query?: string | null) => boolean;
+  /** DNS-rebinding guard on the Host header. */
+  hostAllowed: (host: string | undefined | null) => boolean;
+  /** Largest frame in bytes; a bigger one closes the connection (1009). */
+  maxPayloadBytes: number;
+  /** Ping period; a connection that has not answered the previous ping is dropped. 0 = off. */
+  heartbeatMs: number;
+}
+
+export interface WsEndpoint {
+  readonly server: WebSocketServer;
+  /** Open connections. */
+  connections(): number;
+  close(): void;
+}
+
+/** Close codes: 1013 try again later (capacity), 4000 idle session reclaimed, 1001 server going away. */
+export const WS_CLOSE = { capacity: 1013, idle: 4000, goingAway: 1001, normal: 1000 } as const;
+
+function rejectUpgrade(socket: Duplex, status: number, text: string, code: string): void {
+  const body = JSON.stringify({ message: text, code, detail: text });
+  const extra = status === 401 ? 'WWW-Authenticate: Bearer realm="proving"\r\n' : "";
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString("utf8");
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data).toString("utf8");
+}
+
+/**
+ * The WebSocket half: `/ws`, one session per connection, OpenEnv's message types. Replies keep the
+ * order of requests. Connections that stop answering pings (half-open: the peer vanished without a
+ * close) are terminated and their sessions freed, so leaked clients cannot pin the server at capacity.
+ */
+export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint {
+  const { sessions } = deps;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: deps.maxPayloadBytes,
+    perMessageDeflate: false,
+  });
+  const alive = new WeakMap<WebSocket, boolean>();
+
+  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      return rejectUpgrade(socket, 400, "Bad Request", "VALIDATION_ERROR");
+    }
+    if (url.pathname !== "/ws") return rejectUpgrade(socket, 404, "Not Found", "NOT_FOUND");
+    if (!deps.hostAllowed(req.headers.host)) return rejectUpgrade(socket, 403, "Forbidden", "FORBIDDEN_HOST");
+    if (!deps.authorized(req.headers.authorization, url.searchParams.get("access_token"))) {
+      return rejectUpgrade(socket, 401, "Unauthorized", "UNAUTHORIZED");
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+  });
+
+  function send(ws: WebSocket, message: WsServerMessage): void {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  }
+
+  function errorMessageOf(err: unknown): WsServerMessage {
+    const e =
+      err instanceof ServeError
+        ? err
+        : new ServeError("EXECUTION_ERROR", `internal error: ${errorMessage(err)}`);
+    return { type: "error", data: e.toData() as { message: string; code: string } };
+  }
+
+  function onConnection(ws: WebSocket): void {
+    alive.set(ws, true);
+    ws.on("pong", () => alive.set(ws, true));
+    ws.on("error", () => ws.terminate());
+    let session: Episode;
+    try {
+      session = sessions.createWs();
+    } catch (err) {
+      send(ws, errorMessageOf(err));
+      ws.close(WS_CLOSE.capacity, "capacity reached");
+      return;
+    }
+    session.onEvict = (reason) => {
+      send(ws, { type: "error", data: { message: `session closed: ${reason}`, code: "SESSION_ERROR" } });
+      ws.close(reason === "idle timeout" ? WS_CLOSE.idle : WS_CLOSE.goingAway, reason.slice(0, 100));
+    };
+    ws.on("close", () => {
+      session.onEvict = undefined;
+      sessions.close(session, "connection closed");
+    });
+    ws.on("message", (data) => {
+      alive.set(ws, true);
+      let msg: WsClientMessage | ServeError;
+      try {
+        msg = parseWsMessage(rawText(data));
+      } catch (err) {
+        msg = err instanceof ServeError ? err : new ServeError("INVALID_JSON", errorMessage(err));
+      }
+      // Every reply, errors included, goes through the session's queue so replies keep request order.
+      session
+        .exclusive(sessions.clock, () => handle(session, msg))
+        .then(
+          (reply) => {
+            if (reply) send(ws, reply);
+            else {
+              session.onEvict = undefined;
+              sessions.close(session, "closed by client");
+              ws.close(WS_CLOSE.normal, "closed");
+            }
+          },
+          (err) => send(ws, errorMessageOf(err)),
+        );
+    });
+  }
+
+  async function handle(
+    session: Episode,
+    msg: WsClientMessage | ServeError,
+  ): Promise<WsServerMessage | null> {
+    if (msg instanceof ServeError) throw msg;
+    switch (msg.type) {
+      case "reset": {
+        const params = parseResetParams(msg.data);
+        return {
+          type: "observation",
+          data: await session.reset(params, params.episode_id ?? `ep-${randomUUID()}`),
+        };
+      }
+      case "step":
+        return { type: "observation", data: await session.step(parseAction(msg.data, "step.data")) };
+      case "state":
+        return { type: "state", data: session.state() };
+      case "close":
+        return null;
+    }
+  }
+
+  const heartbeat =
+    deps.heartbeatMs > 0
+      ? setInterval(() => {
+          for (const ws of wss.clients) {
+            if (alive.get(ws) === false) {
+              ws.terminate();
+              continue;
+            }
+            alive.set(ws, false);
+            try {
+              ws.ping();
+            } catch {
+              ws.terminate();
+            }
+          }
+        }, deps.heartbeatMs)
+      : undefined;
+  heartbeat?.unref();
+
+  return {
+    server: wss,
+    connections: () => wss.clients.size,
+    close() {
+      if (heartbeat) clearInterval(heartbeat);
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
