@@ -1,8 +1,16 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
+import "../agents/index.ts";
+import { registerCompare } from "./commands/compare.ts";
 import { registerExport } from "./commands/export.ts";
+import { registerFakeLlm } from "./commands/fake-llm.ts";
+import { registerMcp } from "./commands/mcp.ts";
+import { registerReplay } from "./commands/replay.ts";
+import { registerReport } from "./commands/report.ts";
+import { registerResume } from "./commands/resume.ts";
 import { registerRun } from "./commands/run.ts";
 import { registerSelftest } from "./commands/selftest.ts";
+import { registerServe } from "./commands/serve.ts";
 import { registerShow } from "./commands/show.ts";
 import { registerTasks } from "./commands/tasks.ts";
 import { registerWorlds } from "./commands/worlds.ts";
@@ -14,14 +22,22 @@ export function buildProgram(): Command {
   const program = new Command("proving")
     .description("Proving Ground: an agent gym with resettable worlds, an honest runner and frozen verifiers")
     .version("0.1.0")
-    .showHelpAfterError()
+    // bad flags get the same one-line `proving: error: ...` as every other error (no help dump)
+    .configureOutput({ outputError: (text, write) => write(`proving: ${text.trim()} (see --help)\n`) })
     .exitOverride();
   registerRun(program);
+  registerResume(program);
+  registerReplay(program);
+  registerCompare(program);
   registerSelftest(program);
   registerWorlds(program);
+  registerFakeLlm(program);
   registerTasks(program);
   registerShow(program);
   registerExport(program);
+  registerReport(program);
+  registerServe(program);
+  registerMcp(program);
   return program;
 }
 

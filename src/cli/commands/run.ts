@@ -1,9 +1,15 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
+import { Harness } from "../../harness/harness.ts";
+import { renderSeparation, variantSeparation } from "../../harness/separation.ts";
+import { readVariant, variantLabel } from "../../harness/variant.ts";
 import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
 import { DEMO_EXPERIMENT, type ExperimentConfig, parseExperiment } from "../../runner/experiment.ts";
+import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { type ExperimentResult, runExperiment } from "../../runner/run.ts";
+import { connectRemote } from "../../serve/remote-environment.ts";
+import { BUILTIN_HANDOFFS } from "../../worlds/index.ts";
 import {
   cliRegistry,
   collect,
@@ -14,6 +20,7 @@ import {
   withStore,
 } from "../context.ts";
 import { progressReporter } from "../progress.ts";
+import { writeRunReport } from "./report.ts";
 
 export interface RunFlags {
   agent?: string[];
@@ -30,6 +37,36 @@ export interface RunFlags {
   id?: string;
   json?: boolean;
   progress?: boolean;
+  /** HTML report path; `false` with --no-report. */
+  report?: string | boolean;
+  reuseEnvs?: boolean;
+  /** URL of a `proving serve` (OpenEnv-style) server whose world the trials play. */
+  remote?: string;
+  /** Harness variants: JSON text or a JSON/YAML file (a variant, a list, or `{variants: [...]}`). */
+  variant?: string[];
+}
+
+/** Reads one `--variant` value: a world id, inline JSON, or a file holding a variant, a list, or `{variants}`. */
+function readVariantFlag(value: string): unknown[] {
+  let data: unknown;
+  if (!/[/\\.](json|ya?ml)$/i.test(value) && cliRegistry().hasWorld(value)) return [value]; // a bare world
+  if (/^\s*[[{]/.test(value)) {
+    try {
+      data = JSON.parse(value);
+    } catch (err) {
+      throw configError("bad_variant", `--variant: not valid JSON: ${(err as Error).message}`);
+    }
+  } else {
+    data = readDataFile(value);
+  }
+  if (Array.isArray(data)) return data;
+  const list = (data as { variants?: unknown } | null)?.variants;
+  return Array.isArray(list) ? list : [data];
+}
+
+/** The harness the CLI builds variants with (built-in worlds, fault rules, hand-offs). */
+export function cliHarness(): Harness {
+  return new Harness(cliRegistry(), { handoffs: BUILTIN_HANDOFFS });
 }
 
 /** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */
@@ -48,6 +85,14 @@ export function experimentFromFlags(file: string | undefined, flags: RunFlags): 
   if (flags.repeats !== undefined) input.repeats = flags.repeats;
   if (flags.concurrency !== undefined) input.concurrency = flags.concurrency;
   if (flags.id !== undefined) input.id = flags.id;
+  if (flags.variant?.length) input.variants = flags.variant.flatMap(readVariantFlag);
+  const variants = Array.isArray(input.variants) ? input.variants : [];
+  if (variants.length && !flags.world?.length && (flags.variant?.length || !base.worlds)) {
+    // the variants' base worlds are the experiment's worlds (scripted agents are checked against them)
+    input.worlds = [
+      ...new Set(variants.map((v, i) => cliRegistry().world(readVariant(v, `variants[${i}]`).world).id)),
+    ];
+  }
   const budget = { ...((input.budget as object) ?? {}) } as Record<string, unknown>;
   if (flags.maxSteps !== undefined) budget.maxSteps = flags.maxSteps;
   if (flags.timeoutMs !== undefined) budget.wallTimeoutMs = flags.timeoutMs;
@@ -86,6 +131,16 @@ export function runJson(result: ExperimentResult) {
   };
 }
 
+/** Pass counts per variant × agent and which variants separate the known-good policy from the others. */
+function variantReport(harness: Harness, result: ExperimentResult) {
+  const labels: Record<string, string> = {};
+  for (const v of result.config.variants ?? [])
+    labels[harness.variantId(v)] = variantLabel(harness.normalize(v));
+  const good = cliRegistry().world(result.config.worlds[0]).knownGood;
+  const rows = variantSeparation(result.trials, { good, labels });
+  return { rows, text: renderSeparation(rows, good) };
+}
+
 export function registerRun(program: Command): void {
   program
     .command("run")
@@ -107,12 +162,39 @@ export function registerRun(program: Command): void {
     .option("--timeout-ms <n>", "wall-clock budget per trial", intOption("--timeout-ms"))
     .option("--id <name>", "experiment id (default: generated); resume it with `proving resume NAME`")
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
     .option("--no-progress", "no live progress on stderr")
+    .option(
+      "--report <path>",
+      "write the HTML report here (default: reports/<experiment>.html beside the store)",
+    )
+    .option("--no-report", "do not write the HTML report")
     .option("--json", "print the result as one JSON document")
+    .option(
+      "--variant <file-or-json>",
+      "harness variant {world, layers: [{id, params}]}: JSON or a JSON/YAML file (repeatable)",
+      collect,
+    )
+    .option(
+      "--remote <url>",
+      "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
+    )
     .action(async (file: string | undefined, flags: RunFlags) => {
-      const config = experimentFromFlags(file, flags);
+      const token = process.env.PROVING_REMOTE_TOKEN;
+      const remote = flags.remote ? await connectRemote(flags.remote, token ? { token } : {}) : undefined;
+      const config = experimentFromFlags(
+        file,
+        remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
+      );
       const registry = cliRegistry();
+      const foreign = remote && config.worlds.find((w) => registry.world(w).id !== remote.world);
+      if (foreign)
+        throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${foreign}`);
+      const harness = config.variants?.length ? cliHarness() : undefined;
+      if (harness && remote)
+        throw configError("bad_flag", "--remote cannot be combined with harness variants");
       const progress = progressReporter({ enabled: flags.progress !== false });
+      const interrupt = interruptOnSignals();
       const result = await withStore(flags.store, "write", async (store) => {
         if (config.id && (await store.getExperiment(config.id))) {
           throw configError(
@@ -120,12 +202,34 @@ export function registerRun(program: Command): void {
             `experiment ${config.id} exists; use \`proving resume ${config.id}\``,
           );
         }
-        return runExperiment(config, { registry, store, onTrial: (_r, p) => progress.update(p) });
-      }).finally(() => progress.stop());
-      if (flags.json) printJson(runJson(result));
-      else
+        return runExperiment(config, {
+          registry,
+          store,
+          signal: interrupt.signal,
+          ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
+          ...(remote ? { environment: remote.environment } : {}),
+          ...(harness ? { environment: harness.environment, planVariants: harness.planVariants } : {}),
+          onTrial: (_r, p) => progress.update(p),
+        });
+      }).finally(async () => {
+        progress.stop();
+        interrupt.dispose();
+        await remote?.close();
+      });
+      const separation = harness ? variantReport(harness, result) : undefined;
+      if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
+      else {
         process.stdout.write(
           `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
         );
+        if (separation) process.stdout.write(`\n${separation.text}\n`);
+      }
+      await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
+      if (result.interrupted) {
+        process.stderr.write(
+          `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
+        );
+        process.exitCode = interrupt.exitCode ?? 130;
+      }
     });
 }

@@ -1,0 +1,195 @@
+/** An external program as an agent, one process per episode, speaking the JSON-lines protocol. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type {
+  Agent,
+  AgentAction,
+  AgentSession,
+  EpisodeInfo,
+  Observation,
+  TrialRecordSummary,
+} from "../../core/contracts.ts";
+import { configError, ProvingError } from "../../core/errors.ts";
+import type { ResolvedAgent } from "../resolve.ts";
+import { CMD_PROTOCOL, type GymLine } from "./protocol.ts";
+
+export interface CmdAgentOptions {
+  command: string;
+  cwd: string;
+  /** Extra environment for the child (on top of the gym's own). */
+  env?: Record<string, string>;
+  /** How long the child may take to exit after `end` before SIGTERM (default 2000 ms). */
+  graceMs?: number;
+}
+
+const STDERR_TAIL = 2000;
+
+class CmdSession implements AgentSession {
+  private readonly child: ChildProcess;
+  private readonly lines: string[] = [];
+  private waiting: { resolve: (line: string) => void; reject: (err: Error) => void } | undefined;
+  private exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private spawnError: Error | undefined;
+  private stderr = "";
+  private readonly exitPromise: Promise<void>;
+
+  constructor(
+    private readonly options: CmdAgentOptions,
+    private readonly episode: EpisodeInfo,
+  ) {
+    this.child = spawn(options.command, {
+      shell: true,
+      cwd: options.cwd,
+      detached: process.platform !== "win32",
+      stdio: ["pipe", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        ...options.env,
+        PROVING_PROTOCOL: CMD_PROTOCOL,
+        PROVING_TRIAL_ID: episode.trialId,
+        PROVING_WORLD: episode.world,
+        PROVING_TASK_ID: episode.taskId,
+        PROVING_SEED: String(episode.seed),
+      },
+    });
+    this.child.stdin?.on("error", () => {
+      // EPIPE when the child is gone: reported through its exit
+    });
+    this.child.stderr?.setEncoding("utf8");
+    this.child.stderr?.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
+    });
+    const rl = createInterface({ input: this.child.stdout! });
+    rl.on("line", (line) => {
+      if (line.trim() === "") return;
+      if (this.waiting) {
+        const w = this.waiting;
+        this.waiting = undefined;
+        w.resolve(line);
+      } else this.lines.push(line);
+    });
+    this.exitPromise = new Promise<void>((resolve) => {
+      this.child.on("error", (err) => {
+        this.spawnError = err;
+        this.fail();
+        resolve();
+      });
+      this.child.on("close", (code, signal) => {
+        this.exited = { code, signal };
+        this.fail();
+        resolve();
+      });
+    });
+  }
+
+  private describeExit(): string {
+    if (this.spawnError) return `could not start \`${this.options.command}\`: ${this.spawnError.message}`;
+    const how = this.exited?.signal
+      ? `was killed by ${this.exited.signal}`
+      : `exited with code ${this.exited?.code}`;
+    const tail = this.stderr.trim();
+    return `\`${this.options.command}\` ${how} before answering${tail ? `; stderr: ${tail.slice(-500)}` : ""}`;
+  }
+
+  private fail(): void {
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w.reject(new ProvingError("agent_exited", "agent", this.describeExit()));
+    }
+  }
+
+  private send(line: GymLine): void {
+    if (this.child.stdin?.writable) this.child.stdin.write(`${JSON.stringify(line)}\n`);
+  }
+
+  private nextLine(): Promise<string> {
+    const buffered = this.lines.shift();
+    if (buffered !== undefined) return Promise.resolve(buffered);
+    if (this.exited || this.spawnError) {
+      return Promise.reject(new ProvingError("agent_exited", "agent", this.describeExit()));
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  async act(observation: Observation): Promise<AgentAction> {
+    if (observation.kind === "task") {
+      const { trialId, world, taskId, seed } = this.episode;
+      this.send({ ...observation, episode: { trialId, world, taskId, seed } });
+    } else this.send(observation);
+    const line = await this.nextLine();
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new ProvingError(
+        "bad_action_line",
+        "agent",
+        `\`${this.options.command}\` wrote a line that is not JSON: ${line.slice(0, 200)}`,
+      );
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new ProvingError(
+        "bad_action_line",
+        "agent",
+        `expected an action object, got ${line.slice(0, 200)}`,
+      );
+    }
+    return value as AgentAction;
+  }
+
+  async end(record: TrialRecordSummary): Promise<void> {
+    this.send({
+      kind: "end",
+      outcome: record.outcome,
+      ...(record.verdict ? { verdict: record.verdict } : {}),
+    });
+    this.child.stdin?.end();
+    if (this.exited || this.spawnError) return;
+    const grace = this.options.graceMs ?? 2000;
+    const timedOut = await Promise.race([
+      this.exitPromise.then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), grace).unref()),
+    ]);
+    if (!timedOut) return;
+    this.kill("SIGTERM");
+    const stillRunning = await Promise.race([
+      this.exitPromise.then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), 1000).unref()),
+    ]);
+    if (stillRunning) this.kill("SIGKILL");
+  }
+
+  /** Signals the child's process group (the shell and what it started), by the child's pid. */
+  private kill(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform !== "win32") process.kill(-pid, signal);
+      else this.child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export function createCmdAgent(options: CmdAgentOptions): Agent {
+  return {
+    id: `cmd:${options.command}`,
+    start: (episode) => new CmdSession(options, episode),
+  };
+}
+
+/** `cmd:COMMAND` → an agent that runs COMMAND (through the shell) once per episode. */
+export function resolveCmdAgent(rest: string, spec: string, cwd: string): ResolvedAgent {
+  const command = rest.trim();
+  if (command === "")
+    throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd:"python my_agent.py"`);
+  const agent = createCmdAgent({ command, cwd });
+  return {
+    ref: { id: agent.id, kind: "cmd", spec, config: { command, cwd, protocol: CMD_PROTOCOL } },
+    forWorld: () => agent,
+  };
+}

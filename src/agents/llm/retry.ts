@@ -1,0 +1,147 @@
+/**
+ * Provider failures: what they mean, whether to retry, how long to wait (honouring `retry-after-ms`
+ * and `retry-after`), and what a failure that outlived its retries becomes for the trial.
+ */
+import {
+  APICallError,
+  EmptyResponseBodyError,
+  InvalidResponseDataError,
+  JSONParseError,
+  LoadAPIKeyError,
+  NoContentGeneratedError,
+  TypeValidationError,
+} from "ai";
+import { errorMessage, ProvingError } from "../../core/errors.ts";
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 8). */
+  maxRetries: number;
+  /** First backoff, ms (default 500); doubles per attempt, with jitter. */
+  baseDelayMs: number;
+  /** Backoff ceiling, ms (default 30 000). */
+  maxDelayMs: number;
+  /** A `retry-after` longer than this ends the call now instead of waiting (default 120 000). */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 8,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 120_000,
+};
+
+export type FailureKind =
+  | "rate_limited"
+  | "overloaded"
+  | "server_error"
+  | "timeout"
+  | "network"
+  | "auth"
+  | "not_found"
+  | "bad_request"
+  | "bad_response"
+  | "aborted";
+
+export interface ProviderFailure {
+  kind: FailureKind;
+  status?: number;
+  retryable: boolean;
+  /** The provider told the limiter to slow down. */
+  throttle: boolean;
+  retryAfterMs?: number;
+  message: string;
+}
+
+/** Milliseconds the provider asked us to wait, from `retry-after-ms` or `retry-after` (seconds or a date). */
+export function retryAfterMs(
+  headers: Record<string, string> | undefined,
+  nowMs = Date.now(),
+): number | undefined {
+  if (!headers) return undefined;
+  const get = (name: string) => headers[name] ?? headers[name.toLowerCase()];
+  const ms = get("retry-after-ms");
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms)) && Number(ms) >= 0)
+    return Number(ms);
+  const after = get("retry-after");
+  if (after === undefined || after.trim() === "") return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+function isAbort(err: unknown): err is Error {
+  return err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
+}
+
+/** Classifies what a provider call threw; `timedOut` tells a per-call timeout from a session abort. */
+export function classifyFailure(err: unknown, timedOut: boolean): ProviderFailure {
+  const message = errorMessage(err);
+  if (isAbort(err) || (err instanceof APICallError && isAbort(err.cause))) {
+    return timedOut
+      ? { kind: "timeout", retryable: true, throttle: false, message: "the provider did not answer in time" }
+      : {
+          kind: "aborted",
+          retryable: false,
+          throttle: false,
+          message: "the call was aborted (the trial ended)",
+        };
+  }
+  if (APICallError.isInstance(err)) {
+    const status = err.statusCode;
+    const after = retryAfterMs(err.responseHeaders);
+    const base = { status, message, ...(after !== undefined ? { retryAfterMs: after } : {}) };
+    if (status === undefined) return { kind: "network", retryable: true, throttle: false, ...base };
+    if (status === 429) return { kind: "rate_limited", retryable: true, throttle: true, ...base };
+    if (status === 503 || status === 529)
+      return { kind: "overloaded", retryable: true, throttle: true, ...base };
+    if (status === 408 || status === 409 || status >= 500) {
+      return { kind: "server_error", retryable: true, throttle: false, ...base };
+    }
+    if (status === 401 || status === 403) return { kind: "auth", retryable: false, throttle: false, ...base };
+    if (status === 404) return { kind: "not_found", retryable: false, throttle: false, ...base };
+    return { kind: "bad_request", retryable: false, throttle: false, ...base };
+  }
+  if (
+    JSONParseError.isInstance(err) ||
+    TypeValidationError.isInstance(err) ||
+    InvalidResponseDataError.isInstance(err) ||
+    EmptyResponseBodyError.isInstance(err) ||
+    NoContentGeneratedError.isInstance(err)
+  ) {
+    return { kind: "bad_response", retryable: true, throttle: false, message };
+  }
+  if (LoadAPIKeyError.isInstance(err)) return { kind: "auth", retryable: false, throttle: false, message };
+  return { kind: "network", retryable: true, throttle: false, message };
+}
+
+/** How long to wait before retry number `attempt` (0-based), or undefined to give up now. */
+export function retryDelayMs(
+  failure: ProviderFailure,
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number | undefined {
+  if (!failure.retryable || attempt >= policy.maxRetries) return undefined;
+  if (failure.retryAfterMs !== undefined) {
+    if (failure.retryAfterMs > policy.maxRetryAfterMs) return undefined;
+    // honour it, plus up to 20% so the clients it throttled together do not come back together
+    return failure.retryAfterMs * (1 + 0.2 * random());
+  }
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return ceiling / 2 + (ceiling / 2) * random();
+}
+
+/**
+ * What a call that failed for good becomes: the provider's fault (`infrastructure`, so the trial is
+ * `infra_error`, never `failed`) except a request the provider rejected as invalid (`agent`).
+ */
+export function finalError(failure: ProviderFailure, attempts: number): ProvingError {
+  const code = `provider_${failure.kind}`;
+  const status = failure.status !== undefined ? ` (HTTP ${failure.status})` : "";
+  const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
+  const message = `${failure.message}${status}${tries}`;
+  const fault = failure.kind === "bad_request" ? "agent" : "infrastructure";
+  return new ProvingError(code, fault, message, { details: { attempts, kind: failure.kind } });
+}
