@@ -1,4 +1,9 @@
 /** Proving Ground: the library API. Everything the CLI does is a function call. */
+import "./agents/index.ts"; // registers the openai:, anthropic:, openai-compatible: and cmd: agent kinds
+
+export { createCmdAgent } from "./agents/cmd/index.ts";
+export { startFakeLlmServer } from "./agents/llm/fake/index.ts";
+export { createLlmAgent, registerPrices } from "./agents/llm/index.ts";
 export type { AgentResolver, ResolvedAgent } from "./agents/resolve.ts";
 export { loadModuleAgent, registerAgentResolver, resolveAgent } from "./agents/resolve.ts";
 export type {
@@ -39,6 +44,21 @@ export {
   toolError,
   VirtualClock,
 } from "./core/index.ts";
+export type { LayerSpec, Rule, VariantSpec } from "./harness/index.ts";
+export {
+  blocked,
+  defineRule,
+  FAULT_RULES,
+  Harness,
+  Layer,
+  LinkLayer,
+  RuleLayer,
+  SetupLayer,
+  variantId,
+} from "./harness/index.ts";
+export { McpBridge, serveMcpHttp, startMcpTrial } from "./mcp/index.ts";
+export { compareExperiments } from "./report/compare.ts";
+export { buildHtmlReport, writeHtmlReport } from "./report/html/index.ts";
 export type { CellSummary, ExperimentSummary } from "./report/index.ts";
 export {
   renderTerminalReport,
@@ -56,7 +76,21 @@ export {
   wilson,
 } from "./report/stats/index.ts";
 export type { ExperimentConfig, ExperimentResult, RunOptions } from "./runner/index.ts";
-export { parseExperiment, runExperiment, runSelftest, runTrial } from "./runner/index.ts";
+export {
+  parseExperiment,
+  replayTrial,
+  resumeExperiment,
+  runExperiment,
+  runSelftest,
+  runTrial,
+} from "./runner/index.ts";
+export {
+  connectRemote,
+  RemoteEnvironment,
+  ServeClient,
+  startServer,
+  WsEpisodeClient,
+} from "./serve/index.ts";
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
 export { deviceSupport } from "./worlds/device-support/index.ts";

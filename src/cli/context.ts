@@ -69,6 +69,15 @@ export function intOption(name: string) {
   };
 }
 
+export function numberOption(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || value.trim() === "")
+      throw configError("bad_flag", `${name} must be a number, got "${value}"`);
+    return n;
+  };
+}
+
 export const collectInt =
   (name: string) =>
   (value: string, previous: number[] = []): number[] => [...previous, intOption(name)(value)];

@@ -16,7 +16,8 @@ import { registerTasks } from "./commands/tasks.ts";
 import { registerWorlds } from "./commands/worlds.ts";
 import { reportFailure } from "./context.ts";
 
-process.env.AI_SDK_LOG_WARNINGS ??= "false";
+// the AI SDK reads this global (not the environment variable) before printing warnings to the console
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
 export function buildProgram(): Command {
   const program = new Command("proving")

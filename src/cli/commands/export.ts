@@ -39,14 +39,14 @@ export function registerExport(program: Command): void {
           const experimentId = await experimentOrLatest(store, id);
           const out = flags.out ? fs.createWriteStream(flags.out) : process.stdout;
           let failed: unknown;
-        out.on("error", (err) => {
-          failed = err;
-        });
-        const write = (line: string): Promise<void> | undefined => {
-          if (failed) throw failed;
-          return out.write(`${line}\n`) ? undefined : new Promise((resolve) => out.once("drain", resolve));
-        };
-        const n = await store.exportJsonl(experimentId, write, {
+          out.on("error", (err) => {
+            failed = err;
+          });
+          const write = (line: string): Promise<void> | undefined => {
+            if (failed) throw failed;
+            return out.write(`${line}\n`) ? undefined : new Promise((resolve) => out.once("drain", resolve));
+          };
+          const n = await store.exportJsonl(experimentId, write, {
             ...(flags.outcome ? { outcome: flags.outcome as never } : {}),
             ...(flags.family ? { family: flags.family } : {}),
             ...(flags.agent ? { agent: flags.agent } : {}),

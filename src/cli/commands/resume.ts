@@ -5,6 +5,7 @@ import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { resumeExperiment } from "../../runner/resume.ts";
 import { cliRegistry, intOption, printJson, withStore } from "../context.ts";
 import { progressReporter } from "../progress.ts";
+import { writeRunReport } from "./report.ts";
 import { cliHarness, runJson } from "./run.ts";
 
 interface ResumeFlags {
@@ -13,6 +14,7 @@ interface ResumeFlags {
   reuseEnvs?: boolean;
   json?: boolean;
   progress?: boolean;
+  report?: string | boolean;
 }
 
 export function registerResume(program: Command): void {
@@ -30,6 +32,11 @@ export function registerResume(program: Command): void {
     )
     .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
     .option("--no-progress", "no live progress on stderr")
+    .option(
+      "--report <path>",
+      "write the HTML report here (default: reports/<experiment>.html beside the store)",
+    )
+    .option("--no-report", "do not write the HTML report")
     .option("--json", "print the result as one JSON document")
     .action(async (name: string, flags: ResumeFlags) => {
       const registry = cliRegistry();
@@ -72,6 +79,7 @@ export function registerResume(program: Command): void {
           `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
         );
       }
+      await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
       if (result.interrupted) process.exitCode = interrupt.exitCode ?? 130;
     });
 }

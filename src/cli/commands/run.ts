@@ -15,6 +15,7 @@ import {
   collect,
   collectInt,
   intOption,
+  numberOption,
   printJson,
   readDataFile,
   withStore,
@@ -33,6 +34,8 @@ export interface RunFlags {
   concurrency?: number;
   maxSteps?: number;
   timeoutMs?: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
   store?: string;
   id?: string;
   json?: boolean;
@@ -96,6 +99,8 @@ export function experimentFromFlags(file: string | undefined, flags: RunFlags): 
   const budget = { ...((input.budget as object) ?? {}) } as Record<string, unknown>;
   if (flags.maxSteps !== undefined) budget.maxSteps = flags.maxSteps;
   if (flags.timeoutMs !== undefined) budget.wallTimeoutMs = flags.timeoutMs;
+  if (flags.maxTokens !== undefined) budget.maxTokens = flags.maxTokens;
+  if (flags.maxCostUsd !== undefined) budget.maxCostUsd = flags.maxCostUsd;
   if (Object.keys(budget).length) input.budget = budget;
   const registry = cliRegistry();
   const worlds = ((input.worlds as string[] | undefined) ?? ["device-support@1"]).map((w) =>
@@ -160,6 +165,8 @@ export function registerRun(program: Command): void {
     .option("--concurrency <n>", "trials run at once (default: CPU count)", intOption("--concurrency"))
     .option("--max-steps <n>", "step budget per trial", intOption("--max-steps"))
     .option("--timeout-ms <n>", "wall-clock budget per trial", intOption("--timeout-ms"))
+    .option("--max-tokens <n>", "token budget per trial (LLM agents)", intOption("--max-tokens"))
+    .option("--max-cost-usd <x>", "cost budget per trial in USD (LLM agents)", numberOption("--max-cost-usd"))
     .option("--id <name>", "experiment id (default: generated); resume it with `proving resume NAME`")
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
     .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
