@@ -38,7 +38,15 @@ export type { Effect } from "./effect-log.ts";
 export { EffectLog } from "./effect-log.ts";
 export type { Fault } from "./errors.ts";
 export { errorMessage, ProvingError } from "./errors.ts";
-export { canonicalJson, hashJson, hashString } from "./hash.ts";
+export {
+  CanonicalText,
+  canonicalBytes,
+  canonicalJson,
+  canonicalOnce,
+  constantArray,
+  hashJson,
+  hashString,
+} from "./hash.ts";
 export type { JsonObject, JsonValue } from "./json.ts";
 export type { FamilyInfo, SavedEnvironment, StateFactory, WorldDefinition } from "./registry.ts";
 export { Registry } from "./registry.ts";

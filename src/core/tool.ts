@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolDescriptor, ToolError, ToolResult } from "./contracts.ts";
+import { fastCheckOf } from "./fast-args.ts";
 import type { JsonObject } from "./json.ts";
 
 /**
@@ -32,6 +33,9 @@ export function parseToolArgs<S extends z.ZodType>(
   tool: { name: string; input: S },
   args: unknown,
 ): { ok: true; value: z.infer<S> } | { ok: false; error: ToolError } {
+  // Valid calls (nearly all of them) skip zod; anything the fast check is not sure about goes to zod.
+  const fast = fastCheckOf(tool.input)?.(args);
+  if (fast !== undefined) return { ok: true, value: fast.value as z.infer<S> };
   const parsed = tool.input.safeParse(args);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];

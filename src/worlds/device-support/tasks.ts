@@ -1,6 +1,6 @@
 import type { Task, TaskRequest } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
-import { hashJson } from "../../core/hash.ts";
+import { canonicalOnce, hashJson } from "../../core/hash.ts";
 import type { JsonObject } from "../../core/json.ts";
 import type { FamilyInfo } from "../../core/registry.ts";
 import { Rng } from "../../core/rng.ts";
@@ -341,7 +341,8 @@ export function generateTask(request: TaskRequest): Task {
     params: params as unknown as JsonObject,
     instruction,
   };
-  const contentHash = hashJson(content);
+  // params written once: the world's state hash reuses this text (see taskText in world.ts)
+  const contentHash = hashJson({ ...content, params: canonicalOnce(params) });
   const overridesPart = Object.keys(overrides).length ? `/p${hashJson(overrides, 8)}` : "";
   return {
     id: `${WORLD_ID}/${family}/d${difficulty}/s${request.seed}${overridesPart}`,

@@ -119,6 +119,27 @@ const getApproval = defineTool({
   },
 });
 
+/** Records a create_replacement attempt in the effect log. */
+function logCreate(
+  ctx: ToolContext,
+  args: JsonObject,
+  idempotencyKey: string,
+  authorized: boolean,
+  committed: boolean,
+  outcome: string,
+  ref?: string,
+): void {
+  ctx.logEffect({
+    tool: "create_replacement",
+    args,
+    idempotencyKey,
+    authorized,
+    committed,
+    outcome,
+    ...(ref !== undefined ? { ref } : {}), // saved states are plain JSON: no undefined members
+  });
+}
+
 const createReplacement = defineTool({
   name: "create_replacement",
   description:
@@ -138,23 +159,13 @@ const createReplacement = defineTool({
     const c = findCase(ctx, args.case_id);
     if (!c) return notFound("case", args.case_id);
     const wrote = args as unknown as JsonObject;
-    const log = (authorized: boolean, committed: boolean, outcome: string, ref?: string) =>
-      ctx.logEffect({
-        tool: "create_replacement",
-        args: wrote,
-        idempotencyKey: args.idempotency_key,
-        authorized,
-        committed,
-        outcome,
-        ref,
-      });
     if (s.faults.outage) {
-      log(false, false, "unavailable");
+      logCreate(ctx, wrote, args.idempotency_key, false, false, "unavailable");
       return toolError("unavailable", "the replacement service is unavailable", true);
     }
     const approval = e.approvals[args.case_id] ?? { status: "none" };
     if (approval.status !== "approved") {
-      log(false, false, "approval_required");
+      logCreate(ctx, wrote, args.idempotency_key, false, false, "approval_required");
       return toolError(
         "approval_required",
         `case ${args.case_id} has no approved approval (${approval.status})`,
@@ -169,7 +180,7 @@ const createReplacement = defineTool({
     }
     const broken = violatesConditions(approval.conditions, args.model, args.address_id);
     if (broken) {
-      log(false, false, "conditions_violated");
+      logCreate(ctx, wrote, args.idempotency_key, false, false, "conditions_violated");
       return toolError("conditions_violated", broken);
     }
     const existing = e.replacements.find((r) => r.idempotency_key === args.idempotency_key);
@@ -177,13 +188,13 @@ const createReplacement = defineTool({
       if (existing.case_id !== args.case_id) {
         return toolError("invalid_argument", "argument `idempotency_key`: already used for another case");
       }
-      log(true, false, "replayed", existing.request_id);
+      logCreate(ctx, wrote, args.idempotency_key, true, false, "replayed", existing.request_id);
       return { ok: true, request_id: existing.request_id, status: "accepted" };
     }
     const fault = s.faults.firstCreateDone ? "normal" : s.faults.firstCreate;
     s.faults.firstCreateDone = true;
     if (fault === "timeout-before-commit") {
-      log(true, false, "timeout");
+      logCreate(ctx, wrote, args.idempotency_key, true, false, "timeout");
       return toolError("timeout", "the request timed out", true);
     }
     const request_id = ctx.newId("REQ", "request");
@@ -205,7 +216,7 @@ const createReplacement = defineTool({
       visible: s.faults.receiptDelay <= 0,
     });
     if (s.faults.receiptDelay > 0) ctx.schedule(visibleAt, "receipt.visible", { receipt_id });
-    log(true, true, "committed", request_id);
+    logCreate(ctx, wrote, args.idempotency_key, true, true, "committed", request_id);
     if (fault === "lost-reply") {
       if (s.faults.unverifiableAfterLoss) s.faults.outage = true;
       return toolError("timeout", "the request timed out", true);

@@ -12,7 +12,7 @@ import type {
 } from "../../core/contracts.ts";
 import { EffectLog } from "../../core/effect-log.ts";
 import { ProvingError } from "../../core/errors.ts";
-import { hashJson } from "../../core/hash.ts";
+import { CanonicalText, canonicalBytes, canonicalOnce, constantArray, hashJson } from "../../core/hash.ts";
 import { cloneJson, type JsonObject, type JsonValue } from "../../core/json.ts";
 import { Rng } from "../../core/rng.ts";
 import { Scheduler } from "../../core/scheduler.ts";
@@ -23,7 +23,8 @@ import { RATE_LIMITED_TOOLS, TOOLS, type ToolContext } from "./tools.ts";
 import { verifyDeviceSupport } from "./verifier.ts";
 
 const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
-export const DEVICE_SUPPORT_TOOLS: readonly ToolDescriptor[] = TOOLS.map(toolDescriptor);
+/** Constant: every first observation carries it, and hashes copy its canonical JSON instead of walking it. */
+export const DEVICE_SUPPORT_TOOLS: readonly ToolDescriptor[] = constantArray(TOOLS.map(toolDescriptor));
 
 export const DEVICE_SUPPORT_SPEC: EnvSpec = {
   id: WORLD_ID,
@@ -32,6 +33,21 @@ export const DEVICE_SUPPORT_SPEC: EnvSpec = {
   terminalTools: ["close_case"],
   verifier: VERIFIER_ID,
 };
+
+const TASK_TEXT = new WeakMap<Task, CanonicalText>();
+
+/**
+ * The canonical JSON of a task, written once per task object (a task is never mutated), its params
+ * taken from the text the generator already wrote for the content hash.
+ */
+function taskText(task: Task): CanonicalText {
+  let text = TASK_TEXT.get(task);
+  if (text === undefined) {
+    text = CanonicalText.fromBytes(canonicalBytes({ ...task, params: canonicalOnce(task.params) }));
+    TASK_TEXT.set(task, text);
+  }
+  return text;
+}
 
 /** Builds the start state of an episode from a task and a seed. Pure. */
 export function initialState(task: Task, seed: number, episode: string): DeviceSupportState {
@@ -75,6 +91,39 @@ export function initialState(task: Task, seed: number, episode: string): DeviceS
   };
 }
 
+/**
+ * The context tools run with. One per loaded state, reused across steps (the world sets `step` and
+ * clears `extra` before each call), so a step allocates no closures.
+ */
+class StepContext implements ToolContext {
+  step = 0;
+  /** Seconds `spend` asked for during the current call. */
+  extra = 0;
+
+  constructor(
+    readonly state: DeviceSupportState,
+    private readonly scheduler: Scheduler,
+    private readonly rng: Rng,
+    private readonly effects: EffectLog,
+  ) {}
+
+  schedule(due: number, kind: string, data: JsonObject): void {
+    this.scheduler.schedule(this.state.episode, due, kind, data);
+  }
+
+  logEffect(effect: Parameters<ToolContext["logEffect"]>[0]): void {
+    this.effects.append({ t: this.state.now, step: this.step, ...effect });
+  }
+
+  spend(seconds: number): void {
+    this.extra += seconds;
+  }
+
+  newId(prefix: string, counter: keyof DeviceSupportState["counters"]): string {
+    return `${prefix}-${++this.state.counters[counter]}${this.rng.id(4).toUpperCase()}`;
+  }
+}
+
 /** The device-support world (spec: shared/spec/device-support.md). */
 export class DeviceSupportWorld implements Environment {
   readonly spec: EnvSpec = DEVICE_SUPPORT_SPEC;
@@ -82,6 +131,8 @@ export class DeviceSupportWorld implements Environment {
   private scheduler = new Scheduler();
   private rng = Rng.seeded(0);
   private effects = new EffectLog();
+  /** What tools run with; rebuilt on load, its step fields set before each call. */
+  private ctx: StepContext | undefined;
 
   static fromState(saved: JsonValue): DeviceSupportWorld {
     const world = new DeviceSupportWorld();
@@ -94,6 +145,7 @@ export class DeviceSupportWorld implements Environment {
     this.scheduler = Scheduler.fromState(state.scheduler);
     this.rng = Rng.fromState(state.rng);
     this.effects = new EffectLog(state.effects);
+    this.ctx = new StepContext(state, this.scheduler, this.rng, this.effects);
   }
 
   private get state(): DeviceSupportState {
@@ -154,21 +206,11 @@ export class DeviceSupportWorld implements Environment {
           };
           (result.error as unknown as JsonObject).retry_after = limited;
         } else {
-          const ctx: ToolContext = {
-            state: s,
-            step: stepIndex,
-            schedule: (due, kind, data) => {
-              this.scheduler.schedule(s.episode, due, kind, data);
-            },
-            logEffect: (effect) => {
-              this.effects.append({ t: s.now, step: stepIndex, ...effect });
-            },
-            spend: (seconds) => {
-              extra += seconds;
-            },
-            newId: (prefix, counter) => `${prefix}-${++s.counters[counter]}${this.rng.id(4).toUpperCase()}`,
-          };
+          const ctx = this.ctx!;
+          ctx.step = stepIndex;
+          ctx.extra = 0;
           result = tool.run(parsed.value, ctx);
+          extra += ctx.extra;
         }
       }
     }
@@ -275,8 +317,14 @@ export class DeviceSupportWorld implements Environment {
   }
 
   stateHash(): string {
-    const saved = this.saveState() as unknown as DeviceSupportState;
-    const { trace: _trace, episode: _episode, ...rest } = saved;
+    const s = this.state;
+    // What saveState() would give, minus trace and episode, hashed in place: no deep copy.
+    const { trace: _trace, episode: _episode, ...rest } = s;
+    rest.scheduler = this.scheduler.saveState();
+    rest.rng = this.rng.saveState();
+    rest.effects = this.effects.all() as DeviceSupportState["effects"];
+    // The task never changes: its canonical JSON is written once per task object, not per hash.
+    (rest as unknown as { task: CanonicalText }).task = taskText(s.task);
     return hashJson(rest);
   }
 
