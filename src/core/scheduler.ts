@@ -46,6 +46,14 @@ export class Scheduler {
     return true;
   }
 
+  /** Moves a pending job `seconds` later (a new id); returns the new id, or undefined when not pending. */
+  defer(id: number, seconds: number): number | undefined {
+    const job = this.jobs.find((j) => j.id === id);
+    if (!job) return undefined;
+    this.cancel(id);
+    return this.schedule(job.owner, job.due + seconds, job.kind, job.data).id;
+  }
+
   /** Cancels every job; returns how many were pending. */
   cancelAll(): number {
     const n = this.jobs.length;

@@ -1,7 +1,7 @@
 import type { Environment } from "../core/contracts.ts";
 
 /**
- * Virtual-time control a world may offer to harness layers (order-ops does): let time pass as if a
+ * Virtual-time control a world may offer to harness layers (every ToolWorld does): let time pass as if a
  * call took longer, and move a pending background job later. Layers forward both inward.
  */
 export interface TimeControl {

@@ -172,11 +172,11 @@ describe("fault rules", () => {
     assert.equal(shipped(delayed), before[1], "the delayed job has not fired at 300 s");
     await call(delayed, "wait", { seconds: 1000 });
     assert.equal(shipped(delayed), before[1] + 1, "it fires at 1200 s");
-    assert.throws(
-      () => variant(DS, { id: "rule.delay-job@1", params: { seconds: 10 } }),
-      (err: Error & { code?: string }) => err.code === "capability_missing",
-      "a world without time control cannot take the rule",
-    );
+    // device-support is a tool world too: a denial decided before the episode comes later
+    const ds = variant(DS, { id: "rule.delay-job@1", params: { kinds: ["approval.decide"], seconds: 1000 } });
+    const bareDs = harness.build({ world: DS, layers: [] });
+    for (const env of [bareDs, ds]) await start(harness, env, DS, "denied", 2, 0);
+    assert.equal(ds.pendingJobs()[0].due, bareDs.pendingJobs()[0].due + 1000);
   });
 
   test("hide-field: the field is gone from what the tool returns (the world still has it)", async () => {
@@ -242,10 +242,15 @@ describe("fault rules", () => {
     assert.notEqual(seen[0].status, "shipped", "without latency the reply comes before the order ships");
     assert.equal(seen[1].answer, null, "answered before it shipped…");
     assert.equal(seen[1].status, "shipped", "…received after it shipped");
-    assert.throws(
-      () => variant(DS, { id: "rule.latency@1", params: { seconds: 5 } }),
-      /virtual-time control/,
-    );
+    // device-support takes it too: every call 5 s slower
+    const dsBare = harness.build({ world: DS, layers: [] });
+    const dsSlow = variant(DS, { id: "rule.latency@1", params: { seconds: 5 } });
+    const times: number[] = [];
+    for (const env of [dsBare, dsSlow]) {
+      const ctx = await start(harness, env, DS, "approved-replacement", 1, 0);
+      times.push((await stepTool(env, "get_case", { case_id: String(ctx.case_id) })).info.now);
+    }
+    assert.equal(times[1] - times[0], 5);
   });
 
   test("each fault rule turns up in info.layers only on the steps it acted on", async () => {

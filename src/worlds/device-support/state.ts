@@ -1,8 +1,6 @@
 import type { Task, ToolResult } from "../../core/contracts.ts";
-import type { Effect } from "../../core/effect-log.ts";
 import type { JsonObject } from "../../core/json.ts";
-import type { RngState } from "../../core/rng.ts";
-import type { SchedulerState } from "../../core/scheduler.ts";
+import type { BaseFaults, ToolWorldState } from "../../core/tool-world.ts";
 
 export const WORLD_ID = "device-support@1";
 export const VERIFIER_ID = "verify.device-support@1";
@@ -90,7 +88,8 @@ export interface Entities {
 }
 
 /** How the service misbehaves in this episode (from the task's params; the agent never sees it). */
-export interface FaultState {
+/** How the service misbehaves in this episode, beside the rate limit and transient faults of every world. */
+export interface FaultState extends BaseFaults {
   /** What the first authorised, valid create_replacement does. */
   firstCreate: "normal" | "lost-reply" | "timeout-before-commit";
   /** Seconds until the receipt of a replacement becomes visible to find_replacements. */
@@ -101,36 +100,10 @@ export interface FaultState {
   firstCreateDone: boolean;
   /** Set when the lost reply happened and the service is down from then on. */
   outage: boolean;
-  /** Read tools limited to `limit` calls per `window` seconds (0 = no limit). */
-  rateLimit: { limit: number; window: number; calls: number[] };
-  /** Tools whose first call answers `unavailable` (a transient fault). */
-  transientUnavailable: string[];
 }
 
-/** One tool call as the world saw it, with the result the agent received. */
-export interface TraceEntry {
-  step: number;
-  t: number;
-  tool: string;
-  callId: string;
-  args: JsonObject;
-  result: ToolResult;
-}
+export type { TraceEntry } from "../../core/tool-world.ts";
 
-export interface DeviceSupportState {
-  task: Task;
-  seed: number;
-  episode: string;
-  now: number;
-  ended: boolean;
-  latency: number;
-  entities: Entities;
-  faults: FaultState;
+export interface DeviceSupportState extends ToolWorldState<Entities, FaultState> {
   counters: { request: number; receipt: number; message: number; ticket: number };
-  scheduler: SchedulerState;
-  rng: RngState;
-  effects: Effect[];
-  trace: TraceEntry[];
-  /** Jobs that fired for an episode other than the current one (a leak the runner must report). */
-  strayJobs: number;
 }

@@ -1,8 +1,6 @@
 import type { Task, ToolResult } from "../../core/contracts.ts";
-import type { Effect } from "../../core/effect-log.ts";
 import type { JsonObject } from "../../core/json.ts";
-import type { RngState } from "../../core/rng.ts";
-import type { SchedulerState } from "../../core/scheduler.ts";
+import type { BaseFaults, ToolWorldState } from "../../core/tool-world.ts";
 
 export const WORLD_ID = "order-ops@1";
 export const VERIFIER_ID = "verify.order-ops@1";
@@ -115,41 +113,17 @@ export interface Entities {
 }
 
 /** How the service misbehaves in this episode (from the task's params; hidden from the agent). */
-export interface FaultState {
+/** How the service misbehaves in this episode, beside the rate limit and transient faults of every world. */
+export interface FaultState extends BaseFaults {
   /** What the first valid, new-key `issue_refund` does. */
   firstRefund: "normal" | "lost-reply";
   firstRefundDone: boolean;
   /** Seconds until a refund becomes visible to `list_refunds`. */
   refundDelay: number;
-  /** Read tools limited to `limit` calls per `window` seconds (0 = no limit). */
-  rateLimit: { limit: number; window: number; calls: number[] };
-  /** Tools whose first call answers `unavailable`. */
-  transientUnavailable: string[];
 }
 
-/** One tool call as the world saw it, with the result the agent received. */
-export interface TraceEntry {
-  step: number;
-  t: number;
-  tool: string;
-  callId: string;
-  args: JsonObject;
-  result: ToolResult;
-}
+export type { TraceEntry } from "../../core/tool-world.ts";
 
-export interface OrderOpsState {
-  task: Task;
-  seed: number;
-  episode: string;
-  now: number;
-  ended: boolean;
-  latency: number;
-  entities: Entities;
-  faults: FaultState;
+export interface OrderOpsState extends ToolWorldState<Entities, FaultState> {
   counters: { refund: number; shipment: number; message: number; escalation: number };
-  scheduler: SchedulerState;
-  rng: RngState;
-  effects: Effect[];
-  trace: TraceEntry[];
-  strayJobs: number;
 }

@@ -1,0 +1,340 @@
+import type {
+  Action,
+  Environment,
+  EnvSpec,
+  Observation,
+  ResetOptions,
+  StepResult,
+  Task,
+  ToolResult,
+  Verdict,
+} from "./contracts.ts";
+import { type Effect, EffectLog } from "./effect-log.ts";
+import { ProvingError } from "./errors.ts";
+import { CanonicalText, canonicalBytes, canonicalOnce, hashJson } from "./hash.ts";
+import { cloneJson, type JsonObject, type JsonValue } from "./json.ts";
+import { Rng, type RngState } from "./rng.ts";
+import { type Job, Scheduler, type SchedulerState } from "./scheduler.ts";
+import { parseToolArgs, type ToolDef, toolError } from "./tool.ts";
+
+/** One tool call as the world saw it, with the result the agent received. */
+export interface TraceEntry {
+  step: number;
+  /** Virtual time when the call arrived. */
+  t: number;
+  tool: string;
+  callId: string;
+  args: JsonObject;
+  result: ToolResult;
+}
+
+/** The service faults every tool world supports (a world adds its own beside them). */
+export interface BaseFaults {
+  /** Tools in the world's rate-limited set allow `limit` calls per `window` seconds (0 = no limit). */
+  rateLimit: { limit: number; window: number; calls: number[] };
+  /** Tools whose first call answers `unavailable` (a transient fault). */
+  transientUnavailable: string[];
+}
+
+/** What a tool world keeps besides its entities: plain data, saved whole by `saveState`. */
+export interface ToolWorldState<E = unknown, F extends BaseFaults = BaseFaults> {
+  task: Task;
+  seed: number;
+  /** Owner of the background jobs this episode schedules. */
+  episode: string;
+  now: number;
+  ended: boolean;
+  /** Virtual seconds every tool call takes (a successful `wait` takes only its own seconds). */
+  latency: number;
+  entities: E;
+  faults: F;
+  /** Counters behind generated ids. */
+  counters: Record<string, number>;
+  scheduler: SchedulerState;
+  rng: RngState;
+  effects: Effect[];
+  trace: TraceEntry[];
+  /** Jobs that fired for another episode (a leak the runner reports). */
+  strayJobs: number;
+}
+
+/** What a tool may do to the world while it runs. */
+export interface WorldToolContext<S extends ToolWorldState> {
+  readonly state: S;
+  /** Index of the current tool call in the world's trace. */
+  readonly step: number;
+  schedule(due: number, kind: string, data: JsonObject): void;
+  logEffect(effect: Omit<Effect, "seq" | "t" | "step">): void;
+  /** Extra virtual seconds this call takes beyond the latency (used by `wait`). */
+  spend(seconds: number): void;
+  /** A fresh id: `PREFIX-<counter><random>`. */
+  newId(prefix: string, counter: string): string;
+}
+
+/** A world's tools, typed against its context (each tool has its own argument type). */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous table of tools, each typed at its definition
+export type WorldTools<S extends ToolWorldState> = readonly ToolDef<WorldToolContext<S>, any>[];
+
+/** Everything that makes one tool world different from another. */
+export interface ToolWorldDefinition<S extends ToolWorldState> {
+  spec: EnvSpec;
+  tools: WorldTools<S>;
+  /** Tools the task's rate limit applies to (the polling tools). */
+  rateLimitedTools: ReadonlySet<string>;
+  /** The start state of an episode. Pure. */
+  initialState(task: Task, seed: number, episode: string): S;
+  /** Background jobs due from the start (e.g. a decision requested before the episode). */
+  startJobs?(state: S): { due: number; kind: string; data: JsonObject }[];
+  /** The `context` of the first observation (it names what the task is about). */
+  taskContext(state: S): JsonObject;
+  /** Carries out a background job of this episode. */
+  runJob(state: S, job: Job, rng: Rng): void;
+  /** The frozen verifier. */
+  verify(state: S, effects: readonly Effect[]): Verdict;
+}
+
+/** The context tools run with: one per loaded state, its step fields set before each call. */
+class StepContext<S extends ToolWorldState> implements WorldToolContext<S> {
+  step = 0;
+  extra = 0;
+
+  constructor(
+    readonly state: S,
+    private readonly scheduler: Scheduler,
+    private readonly rng: Rng,
+    private readonly effects: EffectLog,
+  ) {}
+
+  schedule(due: number, kind: string, data: JsonObject): void {
+    this.scheduler.schedule(this.state.episode, due, kind, data);
+  }
+
+  logEffect(effect: Omit<Effect, "seq" | "t" | "step">): void {
+    this.effects.append({ t: this.state.now, step: this.step, ...effect });
+  }
+
+  spend(seconds: number): void {
+    this.extra += seconds;
+  }
+
+  newId(prefix: string, counter: string): string {
+    const counters = this.state.counters;
+    counters[counter] = (counters[counter] ?? 0) + 1;
+    return `${prefix}-${counters[counter]}${this.rng.id(4).toUpperCase()}`;
+  }
+}
+
+const TASK_TEXT = new WeakMap<Task, CanonicalText>();
+
+/** The canonical JSON of a task, written once per task object (tasks are never mutated). */
+function taskText(task: Task): CanonicalText {
+  let text = TASK_TEXT.get(task);
+  if (text === undefined) {
+    text = CanonicalText.fromBytes(canonicalBytes({ ...task, params: canonicalOnce(task.params) }));
+    TASK_TEXT.set(task, text);
+  }
+  return text;
+}
+
+/**
+ * A world made of typed tools over a data-only state: the Environment contract, virtual time, the
+ * trial-owned scheduler, the seeded RNG, the effect log and the tool trace, once for every world.
+ * Each call: a closed episode, an unknown tool or bad arguments answer a coded error; then the
+ * task's transient faults and rate limit; then the tool. Afterwards time moves by the latency and
+ * due jobs fire (a job of another episode is counted as a leak, never run). It also offers virtual
+ * time control to harness layers (`elapse`, `deferJob`).
+ */
+export class ToolWorld<S extends ToolWorldState> implements Environment {
+  readonly spec: EnvSpec;
+  private readonly toolsByName: ReadonlyMap<string, WorldTools<S>[number]>;
+  private s: S | undefined;
+  private scheduler = new Scheduler();
+  private rng = Rng.seeded(0);
+  private effects = new EffectLog();
+  private ctx: StepContext<S> | undefined;
+
+  constructor(private readonly def: ToolWorldDefinition<S>) {
+    this.spec = def.spec;
+    this.toolsByName = new Map(def.tools.map((t) => [t.name, t]));
+  }
+
+  /** Loads a saved state (from `saveState`) into this instance; returns it. */
+  restore(saved: JsonValue): this {
+    this.load(cloneJson(saved) as unknown as S);
+    return this;
+  }
+
+  private load(state: S): void {
+    this.s = state;
+    this.scheduler = Scheduler.fromState(state.scheduler);
+    this.rng = Rng.fromState(state.rng);
+    this.effects = new EffectLog(state.effects);
+    this.ctx = new StepContext(state, this.scheduler, this.rng, this.effects);
+  }
+
+  protected get state(): S {
+    if (!this.s) throw new ProvingError("not_reset", "internal", `${this.spec.world}: used before reset`);
+    return this.s;
+  }
+
+  async reset(opts: ResetOptions): Promise<Observation> {
+    const episode = opts.episodeId ?? `${opts.task.id}#${opts.seed}`;
+    this.load(this.def.initialState(opts.task, opts.seed, episode));
+    for (const job of this.def.startJobs?.(this.state) ?? []) {
+      this.scheduler.schedule(episode, job.due, job.kind, job.data);
+    }
+    return this.observe();
+  }
+
+  observe(): Observation {
+    const s = this.state;
+    const last = s.trace[s.trace.length - 1];
+    if (last)
+      return { kind: "tool_result", tool: last.tool, callId: last.callId, result: last.result, now: s.now };
+    return {
+      kind: "task",
+      instruction: s.task.instruction,
+      context: this.def.taskContext(s),
+      tools: this.spec.tools,
+    };
+  }
+
+  async step(action: Action): Promise<StepResult> {
+    const s = this.state;
+    const stepIndex = s.trace.length;
+    const startedAt = s.now;
+    const name = String(action?.tool);
+    const tool = this.toolsByName.get(action?.tool);
+    let extra = 0;
+    let result: ToolResult;
+    if (s.ended) {
+      result = toolError("episode_ended", "the episode has ended; reset to start another");
+    } else if (!tool) {
+      result = toolError("invalid_argument", `unknown tool "${name.slice(0, 80)}"`);
+    } else {
+      const parsed = parseToolArgs(tool, action.args);
+      if (!parsed.ok) {
+        result = { ok: false, error: parsed.error };
+      } else if (this.takeTransientFault(tool.name)) {
+        result = toolError("unavailable", `${tool.name} is temporarily unavailable`, true);
+      } else {
+        const limited = this.rateLimited(tool.name);
+        if (limited !== null) {
+          const error = {
+            code: "rate_limited",
+            message: `too many calls; retry after ${limited} s`,
+            retryable: true,
+          };
+          result = { ok: false, error: { ...error, retry_after: limited } as typeof error };
+        } else {
+          const ctx = this.ctx!;
+          ctx.step = stepIndex;
+          ctx.extra = 0;
+          result = tool.run(parsed.value, ctx);
+          extra = ctx.extra;
+        }
+      }
+    }
+    const terminated = s.ended && result.ok && this.spec.terminalTools.includes(name);
+    this.advance((name === "wait" && result.ok ? 0 : s.latency) + extra);
+    const callId = action?.callId ?? String(stepIndex);
+    s.trace.push({ step: stepIndex, t: startedAt, tool: name, callId, args: action?.args ?? {}, result });
+    const observation: Observation = { kind: "tool_result", tool: name, callId, result, now: s.now };
+    if (terminated) {
+      const verdict = this.evaluate();
+      return {
+        observation,
+        reward: verdict.score,
+        terminated,
+        truncated: false,
+        info: { now: s.now, verdict },
+      };
+    }
+    return { observation, reward: 0, terminated: false, truncated: false, info: { now: s.now } };
+  }
+
+  private takeTransientFault(tool: string): boolean {
+    const list = this.state.faults.transientUnavailable;
+    const i = list.indexOf(tool);
+    if (i < 0) return false;
+    list.splice(i, 1);
+    return true;
+  }
+
+  /** Seconds to wait before the call is allowed, or null when it may go ahead (and is counted). */
+  private rateLimited(tool: string): number | null {
+    const rl = this.state.faults.rateLimit;
+    if (rl.limit <= 0 || !this.def.rateLimitedTools.has(tool)) return null;
+    const now = this.state.now;
+    rl.calls = rl.calls.filter((t) => t > now - rl.window);
+    if (rl.calls.length >= rl.limit) return Math.max(1, Math.ceil(rl.calls[0] + rl.window - now));
+    rl.calls.push(now);
+    return null;
+  }
+
+  /** Moves virtual time forward and fires every background job that falls due. */
+  private advance(seconds: number): void {
+    const s = this.state;
+    s.now += seconds;
+    for (let job = this.scheduler.takeNextDue(s.now); job; job = this.scheduler.takeNextDue(s.now)) {
+      if (job.owner !== s.episode) s.strayJobs++;
+      else this.def.runJob(s, job, this.rng);
+    }
+  }
+
+  /** Harness time control: let `seconds` of virtual time pass (jobs fire), as if the last call took longer. */
+  elapse(seconds: number): void {
+    if (!(seconds >= 0)) throw new ProvingError("bad_elapse", "internal", `cannot elapse ${seconds} s`);
+    this.advance(seconds);
+  }
+
+  /** Harness time control: move a pending job `seconds` later; returns its new id (undefined if not pending). */
+  deferJob(id: number, seconds: number): number | undefined {
+    return this.scheduler.defer(id, seconds);
+  }
+
+  delivered(observation: Observation): void {
+    const last = this.state.trace[this.state.trace.length - 1];
+    if (last && observation.kind === "tool_result") last.result = cloneJson(observation.result);
+  }
+
+  evaluate(): Verdict {
+    return this.def.verify(this.state, this.effects.all());
+  }
+
+  saveState(): JsonValue {
+    const s = this.state;
+    s.scheduler = this.scheduler.saveState();
+    s.rng = this.rng.saveState();
+    s.effects = this.effects.saveState();
+    return cloneJson(s) as unknown as JsonValue;
+  }
+
+  view(): Readonly<JsonObject> {
+    const s = this.state;
+    return { now: s.now, ended: s.ended, ...(s.entities as JsonObject) };
+  }
+
+  stateHash(): string {
+    const s = this.state;
+    // What saveState() would give, minus trace and episode, hashed in place: no deep copy.
+    const { trace: _trace, episode: _episode, ...rest } = s;
+    const hashed = {
+      ...rest,
+      scheduler: this.scheduler.saveState(),
+      rng: this.rng.saveState(),
+      effects: this.effects.all(),
+      // the task never changes: its canonical JSON is written once per task object
+      task: taskText(s.task),
+    };
+    return hashJson(hashed);
+  }
+
+  pendingJobs(): readonly Job[] {
+    return this.scheduler.pending();
+  }
+
+  leakedJobs(): number {
+    return this.state.strayJobs;
+  }
+}
