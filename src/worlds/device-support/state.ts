@@ -1,5 +1,3 @@
-import type { Task, ToolResult } from "../../core/contracts.ts";
-import type { JsonObject } from "../../core/json.ts";
 import type { BaseFaults, ToolWorldState } from "../../core/tool-world.ts";
 
 export const WORLD_ID = "device-support@1";
