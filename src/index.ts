@@ -23,11 +23,14 @@ export type {
   Task,
   ToolDescriptor,
   ToolResult,
+  ToolWorldDefinition,
+  ToolWorldState,
   TrialRecord,
   TrialSpec,
   Verdict,
   Violation,
   WorldDefinition,
+  WorldToolContext,
 } from "./core/index.ts";
 export {
   canonicalJson,
@@ -40,6 +43,7 @@ export {
   Registry,
   Rng,
   Scheduler,
+  ToolWorld,
   toolDescriptor,
   toolError,
   VirtualClock,

@@ -56,3 +56,12 @@ export type { Job, SchedulerState } from "./scheduler.ts";
 export { Scheduler } from "./scheduler.ts";
 export type { ToolDef } from "./tool.ts";
 export { defineTool, parseToolArgs, toolDescriptor, toolError } from "./tool.ts";
+export type {
+  BaseFaults,
+  ToolWorldDefinition,
+  ToolWorldState,
+  TraceEntry,
+  WorldToolContext,
+  WorldTools,
+} from "./tool-world.ts";
+export { ToolWorld } from "./tool-world.ts";
