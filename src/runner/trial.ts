@@ -89,16 +89,34 @@ const MAX_TIMER_MS = 2_147_483_647;
 class Deadline {
   readonly #at: number;
   #timer: NodeJS.Timeout | undefined;
+  #fired = false;
   /** Calls awaited under the deadline (usually one at a time). */
-  readonly #pending: Array<{ reject: (err: TrialEnd) => void; what: string }> = [];
+  readonly #pending: Array<{ reject: (err: TrialEnd) => void; what: string | (() => string) }> = [];
 
   constructor(at: number) {
     this.#at = at;
   }
 
-  guard<T>(work: Promise<T>, what: string): Promise<T> {
+  /** True once the timer fired (every call awaited then was rejected). */
+  get fired(): boolean {
+    return this.#fired;
+  }
+
+  /** True once the deadline has passed (a call must not start). */
+  passed(): boolean {
+    return this.#at - performance.now() <= 0;
+  }
+
+  /**
+   * `work`, rejected with a `timeout` if the deadline fires first. `what` names the call awaited (a
+   * function when it changes while `work` runs: the step loop is guarded once, not once per call).
+   */
+  guard<T>(work: Promise<T>, what: string | (() => string)): Promise<T> {
     const left = this.#at - performance.now();
-    if (left <= 0) return Promise.reject(new TrialEnd("timeout", `wall-clock timeout before ${what}`));
+    if (left <= 0)
+      return Promise.reject(
+        new TrialEnd("timeout", `wall-clock timeout before ${typeof what === "string" ? what : what()}`),
+      );
     if (left > MAX_TIMER_MS) return work;
     this.#timer ??= setTimeout(() => this.#fire(), left);
     return new Promise<T>((resolve, reject) => {
@@ -117,7 +135,7 @@ class Deadline {
     });
   }
 
-  #settled(entry: { reject: (err: TrialEnd) => void; what: string }): void {
+  #settled(entry: { reject: (err: TrialEnd) => void; what: string | (() => string) }): void {
     const pending = this.#pending;
     const i = pending.indexOf(entry);
     if (i < 0) return;
@@ -127,9 +145,12 @@ class Deadline {
 
   #fire(): void {
     this.#timer = undefined;
+    this.#fired = true;
     const pending = this.#pending.splice(0);
     for (const { reject, what } of pending)
-      reject(new TrialEnd("timeout", `wall-clock timeout during ${what}`));
+      reject(
+        new TrialEnd("timeout", `wall-clock timeout during ${typeof what === "string" ? what : what()}`),
+      );
   }
 
   /** Stops the timer (the trial is over). */
@@ -160,13 +181,14 @@ export function trajectoryHash(
 ): string {
   return hashJson({
     initial,
+    // keys in canonical (sorted) order, so the hasher finds them sorted already
     steps: steps.map((s) => ({
       action: s.action,
       observation: s.observation,
       reward: s.reward,
+      t: s.t,
       terminated: s.terminated,
       truncated: s.truncated,
-      t: s.t,
     })),
     outcome,
     verdict,
@@ -271,74 +293,84 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
     } catch (err) {
       throw classify(err, "agent");
     }
-    let observation = initial as Observation;
-    for (;;) {
+    // The step loop is guarded by the deadline once, not per call: `act()` and `step()` are awaited
+    // as they are (no wrapper promise per call). Once the deadline fired, the loop, should a late
+    // call resume it, stops before touching anything.
+    const s = session;
+    const e = env;
+    let during = "act()";
+    const loop = async (): Promise<void> => {
+      let observation = initial as Observation;
       const budget = spec.budget;
-      if (steps.length - setupSteps >= budget.maxSteps)
-        throw new TrialEnd("budget_exhausted", `step budget of ${budget.maxSteps} exhausted`);
-      if (budget.maxVirtualSeconds !== undefined && stats.virtualSeconds >= budget.maxVirtualSeconds) {
-        throw new TrialEnd(
-          "budget_exhausted",
-          `virtual-time budget of ${budget.maxVirtualSeconds} s exhausted`,
-        );
+      for (;;) {
+        if (steps.length - setupSteps >= budget.maxSteps)
+          throw new TrialEnd("budget_exhausted", `step budget of ${budget.maxSteps} exhausted`);
+        if (budget.maxVirtualSeconds !== undefined && stats.virtualSeconds >= budget.maxVirtualSeconds) {
+          throw new TrialEnd(
+            "budget_exhausted",
+            `virtual-time budget of ${budget.maxVirtualSeconds} s exhausted`,
+          );
+        }
+        if (budget.maxTokens !== undefined && stats.tokensIn + stats.tokensOut >= budget.maxTokens) {
+          throw new TrialEnd("budget_exhausted", `token budget of ${budget.maxTokens} exhausted`);
+        }
+        if (budget.maxCostUsd !== undefined && stats.costUsd >= budget.maxCostUsd) {
+          throw new TrialEnd("budget_exhausted", `cost budget of $${budget.maxCostUsd} exhausted`);
+        }
+        if (wallClock.passed()) throw new TrialEnd("timeout", "wall-clock timeout before act()");
+        during = "act()";
+        let returned: AgentAction;
+        try {
+          returned = await s.act(observation);
+        } catch (err) {
+          if (wallClock.fired) return;
+          throw classify(err, "agent");
+        }
+        if (wallClock.fired) return;
+        const { action, meta } = toAction(returned, steps.length);
+        if (meta) {
+          stats.tokensIn += meta.tokensIn ?? 0;
+          stats.tokensOut += meta.tokensOut ?? 0;
+          stats.costUsd += meta.costUsd ?? 0;
+        }
+        if (wallClock.passed()) throw new TrialEnd("timeout", "wall-clock timeout before step()");
+        during = "step()";
+        let result: Awaited<ReturnType<Environment["step"]>>;
+        try {
+          result = await e.step(action);
+        } catch (err) {
+          if (wallClock.fired) return;
+          throw classify(err, "world");
+        }
+        if (wallClock.fired) return;
+        const info = result.info;
+        const record: StepRecord = {
+          index: steps.length,
+          action,
+          observation: result.observation,
+          reward: result.reward,
+          terminated: result.terminated,
+          truncated: result.truncated,
+          t: info.now,
+        };
+        if (info.setup) record.setup = true;
+        if (info.layers?.length) record.layers = info.layers;
+        if (meta) record.meta = meta;
+        steps.push(record);
+        stats.virtualSeconds = info.now;
+        deps.onStep?.(record);
+        observation = result.observation;
+        if (result.terminated || result.truncated) {
+          verdict = info.verdict ?? e.evaluate();
+          if (result.truncated)
+            throw new TrialEnd("budget_exhausted", "the environment truncated the episode");
+          outcome = verdict.violations.length > 0 ? "violated" : verdict.passed ? "passed" : "failed";
+          reason = verdictReason(verdict);
+          return;
+        }
       }
-      if (budget.maxTokens !== undefined && stats.tokensIn + stats.tokensOut >= budget.maxTokens) {
-        throw new TrialEnd("budget_exhausted", `token budget of ${budget.maxTokens} exhausted`);
-      }
-      if (budget.maxCostUsd !== undefined && stats.costUsd >= budget.maxCostUsd) {
-        throw new TrialEnd("budget_exhausted", `cost budget of $${budget.maxCostUsd} exhausted`);
-      }
-      let returned: AgentAction;
-      try {
-        const s = session;
-        const obs = observation;
-        returned = await guard(
-          Promise.resolve().then(() => s.act(obs)),
-          "act()",
-        );
-      } catch (err) {
-        throw classify(err, "agent");
-      }
-      const { action, meta } = toAction(returned, steps.length);
-      if (meta) {
-        stats.tokensIn += meta.tokensIn ?? 0;
-        stats.tokensOut += meta.tokensOut ?? 0;
-        stats.costUsd += meta.costUsd ?? 0;
-      }
-      let result: Awaited<ReturnType<Environment["step"]>>;
-      try {
-        const e = env;
-        result = await guard(
-          Promise.resolve().then(() => e.step(action)),
-          "step()",
-        );
-      } catch (err) {
-        throw classify(err, "world");
-      }
-      const record: StepRecord = {
-        index: steps.length,
-        action,
-        observation: result.observation,
-        reward: result.reward,
-        terminated: result.terminated,
-        truncated: result.truncated,
-        t: result.info.now,
-        ...(result.info.setup ? { setup: true } : {}),
-        ...(result.info.layers?.length ? { layers: result.info.layers } : {}),
-        ...(meta ? { meta } : {}),
-      };
-      steps.push(record);
-      stats.virtualSeconds = result.info.now;
-      deps.onStep?.(record);
-      observation = result.observation;
-      if (result.terminated || result.truncated) {
-        verdict = result.info.verdict ?? env.evaluate();
-        if (result.truncated) throw new TrialEnd("budget_exhausted", "the environment truncated the episode");
-        outcome = verdict.violations.length > 0 ? "violated" : verdict.passed ? "passed" : "failed";
-        reason = verdictReason(verdict);
-        break;
-      }
-    }
+    };
+    await wallClock.guard(loop(), () => during);
   } catch (err) {
     const end = err instanceof TrialEnd ? err : classify(err, "world");
     outcome = end.outcome;
@@ -401,7 +433,9 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
     if (reusable && after.endHash !== undefined) end = { episodeId, endHash: after.endHash };
   }
   if (deps.pool && env) deps.pool.release(spec, env, end);
-  stats.steps = steps.filter((s) => !s.setup).length;
+  let agentSteps = 0;
+  for (const s of steps) if (!s.setup) agentSteps++;
+  stats.steps = agentSteps;
   stats.wallMs = performance.now() - t0;
   if (session?.end) {
     try {
