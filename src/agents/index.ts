@@ -1,7 +1,9 @@
 /**
  * The agent kinds that ship with Proving Ground, registered with `--agent` resolution:
  * `openai:MODEL`, `anthropic:MODEL`, `openai-compatible:MODEL@URL` (LLM agents over the providers' real
- * APIs) and `cmd:COMMAND` (an external program speaking JSON lines on stdio). Importing this module
+ * APIs), `cmd:COMMAND` (an external program, started per episode, that acts through an MCP server the
+ * gym serves it over streamable HTTP) and `cmd-jsonl:COMMAND` (the same, speaking JSON lines on
+ * stdio instead). Importing this module
  * registers them; their code (and the AI SDK) loads only when a spec uses them.
  */
 import { registerAgentResolver } from "./resolve.ts";
@@ -18,6 +20,10 @@ export function registerBuiltinAgentKinds(): void {
   registerAgentResolver("cmd", async (rest, spec, ctx) => {
     const { resolveCmdAgent } = await import("./cmd/index.ts");
     return resolveCmdAgent(rest, spec, ctx.cwd);
+  });
+  registerAgentResolver("cmd-jsonl", async (rest, spec, ctx) => {
+    const { resolveCmdJsonlAgent } = await import("./cmd/index.ts");
+    return resolveCmdJsonlAgent(rest, spec, ctx.cwd);
   });
 }
 

@@ -214,6 +214,8 @@ export interface TrialRecordSummary {
   trialId: string;
   outcome: Outcome;
   verdict?: Verdict;
+  /** The observation that answered the agent's last action, when the trial took one. */
+  last?: Observation;
 }
 
 // ---------------------------------------------------------------- trials

@@ -43,8 +43,8 @@ function deferred<T>(): Deferred<T> {
  * runs through `runTrial` like any other: same budgets, outcomes, verifier and record.
  *
  * Pass `bridge.agent` as the trial's agent and `bridge.onStep` as its `onStep`. Without `onStep`,
- * calls are answered from the observation the runner hands to the next act(); the call that ends
- * the episode then gets the verdict but not the world's own result.
+ * calls are answered from the observation the runner hands to the next act(), and the call that
+ * ends the episode from the trial's last observation (given to the session's `end`).
  */
 export class McpBridge {
   readonly agent: Agent;
@@ -57,6 +57,8 @@ export class McpBridge {
   private inflight: Deferred<BridgeCallResult> | undefined;
   /** The last step of the in-flight call, when it ended the episode (answered at `end`). */
   private terminalStep: StepRecord | undefined;
+  /** Call id of the in-flight call's action. */
+  private inflightCallId: string | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private endSummary: TrialRecordSummary | undefined;
   private gone: string | undefined;
@@ -120,6 +122,7 @@ export class McpBridge {
     const call = deferred<BridgeCallResult>();
     this.inflight = call;
     const action: AgentAction = { tool, args, callId: `mcp-${this.calls++}` };
+    this.inflightCallId = action.callId;
     const waiting = this.waitingAct;
     if (waiting) {
       this.waitingAct = undefined;
@@ -147,10 +150,14 @@ export class McpBridge {
     const call = this.inflight;
     this.inflight = undefined;
     if (!call) return;
-    const step = this.terminalStep;
-    if (step) {
+    // the world's answer to this call: from onStep when wired, else the last observation of the trial
+    const last = summary.last;
+    const answered =
+      this.terminalStep?.observation ??
+      (last?.kind === "tool_result" && last.callId === this.inflightCallId ? last : undefined);
+    if (answered) {
       call.resolve({
-        result: resultOf(step.observation),
+        result: resultOf(answered),
         ended: { outcome: summary.outcome, ...(summary.verdict ? { verdict: summary.verdict } : {}) },
       });
     } else {

@@ -39,9 +39,13 @@ const jsonError = (status: number, code: string, message: string) =>
 /**
  * Serves one MCP trial over streamable HTTP at `/mcp` (one MCP session: the first `initialize`
  * owns the trial; a second is refused by the transport). When the session closes, the trial's
- * agent is gone: an unfinished trial ends as `agent_error`.
+ * agent is gone: an unfinished trial ends as `agent_error`. Anything with a bridge and a server
+ * factory will do (a `startMcpTrial` trial, or one episode of a `cmd:` agent).
  */
-export async function serveMcpHttp(trial: McpTrial, opts: McpHttpOptions = {}): Promise<McpHttpServer> {
+export async function serveMcpHttp(
+  trial: Pick<McpTrial, "bridge" | "createServer">,
+  opts: McpHttpOptions = {},
+): Promise<McpHttpServer> {
   const host = opts.host ?? "127.0.0.1";
   const server: Server = await trial.createServer();
   let resolveClosed!: () => void;

@@ -439,7 +439,14 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
   stats.wallMs = performance.now() - t0;
   if (session?.end) {
     try {
-      await session.end({ trialId: spec.id, outcome, ...(verdict ? { verdict } : {}) });
+      const last =
+        steps.length > 0 && !steps[steps.length - 1].setup ? steps[steps.length - 1].observation : undefined;
+      await session.end({
+        trialId: spec.id,
+        outcome,
+        ...(verdict ? { verdict } : {}),
+        ...(last ? { last } : {}),
+      });
     } catch {
       // an agent's cleanup failure does not change what happened in the trial
     }

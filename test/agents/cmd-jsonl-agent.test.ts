@@ -1,4 +1,4 @@
-/** External agents over stdio JSON lines (`cmd:COMMAND`), through whole episodes. */
+/** External agents over stdio JSON lines (`cmd-jsonl:COMMAND`), through whole episodes. */
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { outcomesOf, runWithRecords } from "./llm-support.ts";
 
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "jsonl-policy.ts");
-const cmd = (...args: string[]) => `cmd:node --import tsx ${JSON.stringify(fixture)} ${args.join(" ")}`;
+const cmd = (...args: string[]) => `cmd-jsonl:node --import tsx ${JSON.stringify(fixture)} ${args.join(" ")}`;
 
 test("a program playing cautious over JSON lines passes lost-reply; its meta is summed", async () => {
   const spec = cmd("cautious");
@@ -20,7 +20,7 @@ test("a program playing cautious over JSON lines passes lost-reply; its meta is 
   assert.deepEqual(outcomesOf(records), ["passed", "passed"]);
   for (const r of records) assert.equal(r.stats.tokensIn, 10 * r.steps.length);
   const ref = result.manifest[0].agent;
-  assert.equal(ref.kind, "cmd");
+  assert.equal(ref.kind, "cmd-jsonl");
   assert.equal(ref.config?.protocol, "jsonl/1");
   assert.match(String(ref.config?.command), /jsonl-policy\.ts/);
 });
@@ -69,7 +69,7 @@ test("a program that ignores `end` is stopped", async () => {
 
 test("a command that does not exist is agent_error, not a crash", async () => {
   const { records } = await runWithRecords({
-    agents: ["cmd:./no-such-agent-program --flag"],
+    agents: ["cmd-jsonl:./no-such-agent-program --flag"],
     families: ["approved-replacement"],
     difficulties: [1],
   });

@@ -1,4 +1,7 @@
-export type { CmdAgentOptions } from "./cmd-agent.ts";
-export { createCmdAgent, resolveCmdAgent } from "./cmd-agent.ts";
-export type { GymLine } from "./protocol.ts";
-export { CMD_PROTOCOL } from "./protocol.ts";
+export type { CmdJsonlAgentOptions } from "./jsonl-agent.ts";
+export { createCmdJsonlAgent, resolveCmdJsonlAgent } from "./jsonl-agent.ts";
+export type { GymLine } from "./jsonl-protocol.ts";
+export { CMD_JSONL_PROTOCOL } from "./jsonl-protocol.ts";
+export type { CmdAgentOptions } from "./mcp-agent.ts";
+export { createCmdAgent, resolveCmdAgent } from "./mcp-agent.ts";
+export { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";

@@ -1,5 +1,6 @@
 /**
- * The stdio JSON-lines protocol of external agents (`--agent cmd:"python my_agent.py"`), version 1.
+ * The stdio JSON-lines protocol of external agents (`--agent cmd-jsonl:"python my_agent.py"`), version 1.
+ * (`cmd:COMMAND` speaks MCP instead: see mcp-protocol.ts. This one needs no MCP client library.)
  *
  * The gym starts the command once per episode (through the shell, in the run's working directory,
  * with PROVING_PROTOCOL=jsonl/1, PROVING_TRIAL_ID, PROVING_WORLD, PROVING_TASK_ID, PROVING_SEED set).
@@ -21,7 +22,7 @@
  */
 import type { EpisodeInfo, Observation, Outcome, Verdict } from "../../core/contracts.ts";
 
-export const CMD_PROTOCOL = "jsonl/1";
+export const CMD_JSONL_PROTOCOL = "jsonl/1";
 
 export type GymLine =
   | (Extract<Observation, { kind: "task" }> & {

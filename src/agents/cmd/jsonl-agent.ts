@@ -1,4 +1,8 @@
-/** An external program as an agent, one process per episode, speaking the JSON-lines protocol. */
+/**
+ * `cmd-jsonl:COMMAND`: an external program as an agent, one process per episode, speaking the stdio
+ * JSON-lines protocol documented in jsonl-protocol.ts (observations in on stdin, one action out per
+ * line on stdout). `cmd:COMMAND` (mcp-agent.ts) is the same idea over MCP.
+ */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type {
@@ -11,9 +15,9 @@ import type {
 } from "../../core/contracts.ts";
 import { configError, ProvingError } from "../../core/errors.ts";
 import type { ResolvedAgent } from "../resolve.ts";
-import { CMD_PROTOCOL, type GymLine } from "./protocol.ts";
+import { CMD_JSONL_PROTOCOL, type GymLine } from "./jsonl-protocol.ts";
 
-export interface CmdAgentOptions {
+export interface CmdJsonlAgentOptions {
   command: string;
   cwd: string;
   /** Extra environment for the child (on top of the gym's own). */
@@ -24,7 +28,7 @@ export interface CmdAgentOptions {
 
 const STDERR_TAIL = 2000;
 
-class CmdSession implements AgentSession {
+class CmdJsonlSession implements AgentSession {
   private readonly child: ChildProcess;
   private readonly lines: string[] = [];
   private waiting: { resolve: (line: string) => void; reject: (err: Error) => void } | undefined;
@@ -34,7 +38,7 @@ class CmdSession implements AgentSession {
   private readonly exitPromise: Promise<void>;
 
   constructor(
-    private readonly options: CmdAgentOptions,
+    private readonly options: CmdJsonlAgentOptions,
     private readonly episode: EpisodeInfo,
   ) {
     this.child = spawn(options.command, {
@@ -45,7 +49,7 @@ class CmdSession implements AgentSession {
       env: {
         ...process.env,
         ...options.env,
-        PROVING_PROTOCOL: CMD_PROTOCOL,
+        PROVING_PROTOCOL: CMD_JSONL_PROTOCOL,
         PROVING_TRIAL_ID: episode.trialId,
         PROVING_WORLD: episode.world,
         PROVING_TASK_ID: episode.taskId,
@@ -175,21 +179,21 @@ class CmdSession implements AgentSession {
   }
 }
 
-export function createCmdAgent(options: CmdAgentOptions): Agent {
+export function createCmdJsonlAgent(options: CmdJsonlAgentOptions): Agent {
   return {
-    id: `cmd:${options.command}`,
-    start: (episode) => new CmdSession(options, episode),
+    id: `cmd-jsonl:${options.command}`,
+    start: (episode) => new CmdJsonlSession(options, episode),
   };
 }
 
-/** `cmd:COMMAND` → an agent that runs COMMAND (through the shell) once per episode. */
-export function resolveCmdAgent(rest: string, spec: string, cwd: string): ResolvedAgent {
+/** `cmd-jsonl:COMMAND` → an agent that runs COMMAND (through the shell) once per episode. */
+export function resolveCmdJsonlAgent(rest: string, spec: string, cwd: string): ResolvedAgent {
   const command = rest.trim();
   if (command === "")
-    throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd:"python my_agent.py"`);
-  const agent = createCmdAgent({ command, cwd });
+    throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd-jsonl:"python my_agent.py"`);
+  const agent = createCmdJsonlAgent({ command, cwd });
   return {
-    ref: { id: agent.id, kind: "cmd", spec, config: { command, cwd, protocol: CMD_PROTOCOL } },
+    ref: { id: agent.id, kind: "cmd-jsonl", spec, config: { command, cwd, protocol: CMD_JSONL_PROTOCOL } },
     forWorld: () => agent,
   };
 }

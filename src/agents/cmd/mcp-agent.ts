@@ -1,0 +1,203 @@
+/**
+ * `cmd:COMMAND`: an external program as an agent that acts through MCP (protocol: mcp-protocol.ts).
+ * Per episode: an `McpBridge` turns the program's tool calls into this session's actions, served
+ * over streamable HTTP on 127.0.0.1 with a random bearer token; the program is started through the
+ * shell with the endpoint in its environment. When the trial ends its process group is stopped and
+ * the server closed.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type {
+  Agent,
+  AgentAction,
+  AgentSession,
+  EpisodeInfo,
+  Observation,
+  TrialRecordSummary,
+} from "../../core/contracts.ts";
+import { configError } from "../../core/errors.ts";
+import { McpBridge } from "../../mcp/bridge.ts";
+import { type McpHttpServer, serveMcpHttp } from "../../mcp/http.ts";
+import { createMcpServer } from "../../mcp/server.ts";
+import type { ResolvedAgent } from "../resolve.ts";
+import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
+
+export interface CmdAgentOptions {
+  command: string;
+  cwd: string;
+  /** Extra environment for the child (on top of the gym's own). */
+  env?: Record<string, string>;
+  /** How long the child may take to exit once the trial has ended, before SIGTERM (default 2000 ms). */
+  graceMs?: number;
+  /** Called once per episode when the program has been started (tests, progress). */
+  onSpawn?: (info: { pid: number | undefined; url: string; trialId: string }) => void;
+}
+
+const STDERR_TAIL = 2000;
+
+const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+class CmdMcpSession implements AgentSession {
+  private child: ChildProcess | undefined;
+  private exited = false;
+  private exitPromise: Promise<void> = Promise.resolve();
+  private stderr = "";
+  private ended = false;
+
+  private constructor(
+    private readonly options: CmdAgentOptions,
+    private readonly bridge: McpBridge,
+    private readonly inner: AgentSession,
+    private readonly server: McpHttpServer,
+  ) {}
+
+  static async start(options: CmdAgentOptions, episode: EpisodeInfo): Promise<CmdMcpSession> {
+    const bridge = new McpBridge(`cmd:${options.command}`);
+    const inner = await bridge.agent.start(episode);
+    const token = randomBytes(24).toString("base64url");
+    const server = await serveMcpHttp(
+      {
+        bridge,
+        createServer: async () =>
+          createMcpServer(bridge, { instructions: episode.instruction, tools: episode.tools }),
+      },
+      { host: "127.0.0.1", port: 0, token },
+    );
+    const session = new CmdMcpSession(options, bridge, inner, server);
+    session.spawn(episode, token);
+    return session;
+  }
+
+  private spawn(episode: EpisodeInfo, token: string): void {
+    const { command, cwd } = this.options;
+    let child: ChildProcess;
+    try {
+      child = spawn(command, {
+        shell: true,
+        cwd,
+        detached: process.platform !== "win32",
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          ...this.options.env,
+          PROVING_PROTOCOL: CMD_MCP_PROTOCOL,
+          PROVING_MCP_URL: this.server.url,
+          PROVING_MCP_TOKEN: token,
+          PROVING_TRIAL_ID: episode.trialId,
+          PROVING_WORLD: episode.world,
+          PROVING_TASK_ID: episode.taskId,
+          PROVING_SEED: String(episode.seed),
+          PROVING_INSTRUCTION: episode.instruction,
+        },
+      });
+    } catch (err) {
+      this.exited = true;
+      this.bridge.disconnect(`could not start \`${command}\`: ${(err as Error).message}`);
+      return;
+    }
+    this.child = child;
+    child.stdout?.resume(); // drained, ignored
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
+    });
+    this.exitPromise = new Promise<void>((resolve) => {
+      child.on("error", (err) => {
+        this.exited = true;
+        this.bridge.disconnect(`could not start \`${command}\`: ${err.message}`);
+        resolve();
+      });
+      child.on("close", (code, signal) => {
+        this.exited = true;
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        const tail = this.stderr.trim();
+        this.bridge.disconnect(
+          `\`${command}\` ${how} before the episode ended${tail ? `; stderr: ${tail.slice(-500)}` : ""}`,
+        );
+        resolve();
+      });
+    });
+    this.options.onSpawn?.({ pid: child.pid, url: this.server.url, trialId: episode.trialId });
+  }
+
+  act(observation: Observation): Promise<AgentAction> {
+    return this.inner.act(observation);
+  }
+
+  async end(record: TrialRecordSummary): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      // answers the call in flight (the terminal one gets the verdict) and every later call
+      await this.inner.end?.(record);
+      if (this.child && !this.exited) {
+        const timedOut = await Promise.race([
+          this.exitPromise.then(() => false),
+          wait(this.options.graceMs ?? 2000).then(() => true),
+        ]);
+        if (timedOut) {
+          this.kill("SIGTERM");
+          const still = await Promise.race([this.exitPromise.then(() => false), wait(1000).then(() => true)]);
+          if (still) this.kill("SIGKILL");
+          await Promise.race([this.exitPromise, wait(1000)]);
+        }
+      }
+      // whatever the shell left behind in the group; then give the kernel a moment to take it down
+      if (this.kill("SIGKILL")) await this.groupGone(1000);
+    } finally {
+      await this.server.close();
+    }
+  }
+
+  /** Signals the child's process group (the shell and what it started), by the child's pid; false if none is left. */
+  private kill(signal: NodeJS.Signals): boolean {
+    const pid = this.child?.pid;
+    if (pid === undefined) return false;
+    try {
+      if (process.platform !== "win32") process.kill(-pid, signal);
+      else if (!this.exited) this.child?.kill(signal);
+      else return false;
+      return true;
+    } catch {
+      return false; // already gone
+    }
+  }
+
+  /**
+   * Waits (at most `ms`) until the group is empty. Members orphaned by the shell's death are not ours
+   * to wait for; a zombie left to init still counts as a member, hence the bound.
+   */
+  private async groupGone(ms: number): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined || process.platform === "win32") return;
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      try {
+        process.kill(-pid, 0);
+      } catch {
+        return;
+      }
+      await wait(20);
+    }
+  }
+}
+
+/** An agent that runs `options.command` once per episode and lets it act through MCP. */
+export function createCmdAgent(options: CmdAgentOptions): Agent {
+  return {
+    id: `cmd:${options.command}`,
+    start: (episode) => CmdMcpSession.start(options, episode),
+  };
+}
+
+/** `cmd:COMMAND` → an agent that runs COMMAND (through the shell) once per episode, acting over MCP. */
+export function resolveCmdAgent(rest: string, spec: string, cwd: string): ResolvedAgent {
+  const command = rest.trim();
+  if (command === "")
+    throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd:"python my_agent.py"`);
+  const agent = createCmdAgent({ command, cwd });
+  return {
+    ref: { id: agent.id, kind: "cmd", spec, config: { command, cwd, protocol: CMD_MCP_PROTOCOL } },
+    forWorld: () => agent,
+  };
+}
