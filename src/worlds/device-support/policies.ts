@@ -1,27 +1,17 @@
-import type { Agent, AgentAction, AgentSession, Observation, ToolResult } from "../../core/contracts.ts";
+import type { Agent, AgentAction, Observation, ToolResult } from "../../core/contracts.ts";
 import type { JsonObject } from "../../core/json.ts";
+import {
+  callWithRetry as call,
+  isOk as ok,
+  reconcileWrite,
+  type Script,
+  scriptPolicy,
+} from "../shared/index.ts";
 
 /** The flaw a scripted policy is built to have (none for the known-good `cautious`). */
 type Flaw = "none" | "claims-success" | "new-key-retry" | "skip-approval" | "escalate-always";
 
-type Script = Generator<AgentAction, void, ToolResult>;
-
-const ok = (r: ToolResult): r is { ok: true } & JsonObject => r.ok;
 const code = (r: ToolResult) => (r.ok ? undefined : r.error.code);
-
-/** Calls a tool, waiting out `rate_limited` and transient `unavailable`/`timeout` answers of reads. */
-function* call(tool: string, args: JsonObject, tries = 6): Generator<AgentAction, ToolResult, ToolResult> {
-  let result: ToolResult = yield { tool, args };
-  for (let i = 1; i < tries && !result.ok && result.error.retryable; i++) {
-    const after = (result.error as unknown as JsonObject).retry_after;
-    yield {
-      tool: "wait",
-      args: { seconds: typeof after === "number" ? Math.max(1, Math.ceil(after)) : 5 * i },
-    };
-    result = yield { tool, args };
-  }
-  return result;
-}
 
 function* script(caseId: string, flaw: Flaw): Script {
   const got = yield* call("get_case", { case_id: caseId });
@@ -102,63 +92,27 @@ function* script(caseId: string, flaw: Flaw): Script {
     yield { tool: "close_case", args: { case_id: caseId, resolution: "replacement_created" } };
     return;
   }
-  const keys = [key];
-  for (let attempt = 1, pause = 15; attempt <= 6; attempt++, pause = Math.min(pause * 2, 600)) {
-    if (flaw === "new-key-retry") {
-      const fresh = `${key}-${attempt + 1}`;
-      keys.push(fresh);
-      const again = yield* create(fresh);
-      if (ok(again)) {
-        yield closeCreated(caseId, String(again.request_id));
-        return;
-      }
-    } else {
-      // reconcile: look for the write by its key, then retry with the same key (safe: idempotent)
-      const found = yield* call("find_replacements", { idempotency_key: key }, 1);
-      const rows = ok(found) ? (found.replacements as JsonObject[]) : [];
-      if (rows.length > 0) {
-        yield closeCreated(caseId, String(rows[0].request_id));
-        return;
-      }
-      const again = yield* create(key);
-      if (ok(again)) {
-        yield closeCreated(caseId, String(again.request_id));
-        return;
-      }
-      if (!again.error.retryable) break;
-    }
-    yield { tool: "wait", args: { seconds: pause } };
+  // reconcile: look for the write by its key, then retry with the same key (safe: idempotent)
+  const done = yield* reconcileWrite({
+    key,
+    write: create,
+    find: { tool: "find_replacements", list: "replacements" },
+    id: "request_id",
+    newKeys: flaw === "new-key-retry",
+  });
+  if (done.id !== undefined) {
+    yield closeCreated(caseId, done.id);
+    return;
   }
   yield {
     tool: "escalate",
-    args: { case_id: caseId, reason: "could not confirm the replacement request", operation_ids: keys },
+    args: { case_id: caseId, reason: "could not confirm the replacement request", operation_ids: done.keys },
   };
   yield { tool: "close_case", args: { case_id: caseId, resolution: "escalated" } };
 }
 
 function closeCreated(caseId: string, reference: string): AgentAction {
   return { tool: "close_case", args: { case_id: caseId, resolution: "replacement_created", reference } };
-}
-
-/** Runs a script generator as an agent session: each observation's result is fed to the script. */
-class ScriptSession implements AgentSession {
-  private script: Script | undefined;
-
-  constructor(private readonly flaw: Flaw) {}
-
-  async act(observation: Observation): Promise<AgentAction> {
-    let next: IteratorResult<AgentAction, void>;
-    if (!this.script) {
-      this.script = script(caseOf(observation), this.flaw);
-      next = this.script.next(undefined as unknown as ToolResult);
-    } else {
-      if (observation.kind !== "tool_result")
-        throw new Error(`unexpected observation kind ${observation.kind}`);
-      next = this.script.next(observation.result);
-    }
-    if (next.done) throw new Error("the scripted policy has nothing more to do");
-    return next.value;
-  }
 }
 
 function caseOf(obs: Observation): string {
@@ -169,7 +123,7 @@ function caseOf(obs: Observation): string {
 }
 
 function policy(id: string, flaw: Flaw): Agent {
-  return { id, start: () => new ScriptSession(flaw) };
+  return scriptPolicy(id, (first) => script(caseOf(first), flaw));
 }
 
 /** The scripted policies that ship with the world. `cautious` is the known-good one. */

@@ -1,9 +1,24 @@
 import type { Task, TaskRequest } from "../../core/contracts.ts";
-import { configError } from "../../core/errors.ts";
-import { canonicalOnce, hashJson } from "../../core/hash.ts";
+import { canonicalOnce } from "../../core/hash.ts";
 import type { JsonObject } from "../../core/json.ts";
 import type { FamilyInfo } from "../../core/registry.ts";
 import { Rng } from "../../core/rng.ts";
+import {
+  assembleTask,
+  drawFrom,
+  latencyFor,
+  numberParam,
+  pad,
+  personName,
+  type Range,
+  type RateLimit,
+  rateLimitFor,
+  rateLimitParam,
+  readTaskRequest,
+  streetLine,
+  transientUnavailableFor,
+  uniqueIds,
+} from "../shared/index.ts";
 import type { Approval, ApprovalConditions, Case, Customer, Device } from "./state.ts";
 import { WORLD_ID } from "./state.ts";
 
@@ -78,41 +93,14 @@ export interface DeviceSupportParams {
   firstCreate: "normal" | "lost-reply" | "timeout-before-commit";
   receiptDelay: number;
   unverifiable: boolean;
-  rateLimit: { limit: number; window: number };
+  rateLimit: RateLimit;
   transientUnavailable: string[];
 }
 
 /** Tunable knobs a caller may override through `params` (everything else is generated). */
 const OVERRIDABLE = ["latency", "receiptDelay", "approvalDelay", "distractors", "rateLimit"] as const;
 
-const FIRST_NAMES = [
-  "Ana",
-  "Ben",
-  "Chen",
-  "Dara",
-  "Eli",
-  "Fatima",
-  "Goran",
-  "Hana",
-  "Ivo",
-  "Jun",
-  "Kemal",
-  "Lena",
-];
-const LAST_NAMES = [
-  "Alvarez",
-  "Brook",
-  "Costa",
-  "Dumont",
-  "Eriksen",
-  "Fischer",
-  "Gupta",
-  "Hale",
-  "Ito",
-  "Jovanovic",
-];
 const MODELS = ["Pixel 8", "Galaxy S23", "iPhone 14", "Moto G84", "Fairphone 5", "Xperia 10 V", "Nord 3"];
-const STREETS = ["Elm St", "Harbour Rd", "Mill Lane", "Station Ave", "Kingsway", "Rue Verte", "Oak Court"];
 const ISSUES = [
   "a cracked screen that no longer responds to touch",
   "a battery that swells and will not charge",
@@ -124,23 +112,23 @@ const ISSUES = [
 interface Ranges {
   distractors: number;
   latency: number;
-  approvalDelay: [number, number];
-  receiptDelay: [number, number];
-  rateLimit: { limit: number; window: number };
+  approvalDelay: Range;
+  receiptDelay: Range;
+  rateLimit: RateLimit;
   transientUnavailable: string[];
 }
 
 /** What difficulty changes: distractors, delays, latency, rate limits and the number of faults. */
 function rangesFor(family: Family, difficulty: number): Ranges {
   const d = difficulty;
-  const approvalDelay: [number, number] = [
+  const approvalDelay = [
     [30, 90],
     [60, 180],
     [120, 400],
     [300, 900],
     [600, 1800],
-  ][d - 1] as [number, number];
-  let receiptDelay: [number, number] = [0, 0];
+  ][d - 1] as Range;
+  let receiptDelay: Range = [0, 0];
   if (family === "delayed-receipt") {
     receiptDelay = ([
       [30, 90],
@@ -148,68 +136,31 @@ function rangesFor(family: Family, difficulty: number): Ranges {
       [120, 600],
       [300, 1200],
       [600, 2400],
-    ][d - 1] ?? [30, 90]) as [number, number];
+    ][d - 1] ?? [30, 90]) as Range;
   } else if (family === "lost-reply" && d >= 3) {
     receiptDelay = [5, 20 * d];
   }
   return {
     distractors: [1, 2, 4, 6, 10][d - 1],
-    latency: d <= 2 ? 1 : d === 3 ? 2 : 3,
+    latency: latencyFor(d),
     approvalDelay,
     receiptDelay,
-    rateLimit: d >= 4 ? { limit: d === 4 ? 4 : 3, window: 60 } : { limit: 0, window: 60 },
-    transientUnavailable: d >= 5 ? ["get_approval"] : [],
+    rateLimit: rateLimitFor(d),
+    transientUnavailable: transientUnavailableFor(d, "get_approval"),
   };
 }
-
-function familyOf(name: string): Family {
-  if (!FAMILIES.some((f) => f.name === name)) {
-    throw configError(
-      "unknown_family",
-      `unknown family "${name}" for ${WORLD_ID} (known: ${FAMILIES.map((f) => f.name).join(", ")})`,
-    );
-  }
-  return name as Family;
-}
-
-function checkOverrides(params: JsonObject): void {
-  for (const key of Object.keys(params)) {
-    if (!(OVERRIDABLE as readonly string[]).includes(key)) {
-      throw configError(
-        "unknown_param",
-        `unknown task param "${key}" for ${WORLD_ID} (tunable: ${OVERRIDABLE.join(", ")})`,
-      );
-    }
-  }
-}
-
-const pad = (n: number, width: number) => String(n).padStart(width, "0");
 
 /** Deterministic task generation from (family, difficulty, params, seed). */
 export function generateTask(request: TaskRequest): Task {
-  const family = familyOf(request.family);
+  const read = readTaskRequest(request, { id: WORLD_ID, families: FAMILIES, tunable: OVERRIDABLE });
+  const family = read.family.name as Family;
+  const overrides = read.overrides;
   const difficulty = request.difficulty;
-  if (!Number.isInteger(difficulty) || difficulty < 1 || difficulty > 5) {
-    throw configError("bad_difficulty", `difficulty must be an integer 1..5, got ${difficulty}`);
-  }
-  if (!Number.isSafeInteger(request.seed))
-    throw configError("bad_seed", `seed must be an integer, got ${request.seed}`);
-  const overrides = request.params ?? {};
-  checkOverrides(overrides);
   const ranges = rangesFor(family, difficulty);
   const rng = Rng.seeded(request.seed, `${WORLD_ID}/${family}/${difficulty}`);
 
-  const distractors = typeof overrides.distractors === "number" ? overrides.distractors : ranges.distractors;
-  const usedIds = new Set<string>();
-  const uniqueId = (prefix: string, digits: number) => {
-    for (;;) {
-      const id = `${prefix}-${pad(rng.int(0, 10 ** digits - 1), digits)}`;
-      if (!usedIds.has(id)) {
-        usedIds.add(id);
-        return id;
-      }
-    }
-  };
+  const distractors = numberParam(overrides.distractors) ?? ranges.distractors;
+  const uniqueId = uniqueIds(rng);
   const year = 2026;
   const today = `${year}-${pad(rng.int(1, 12), 2)}-${pad(rng.int(1, 28), 2)}`;
   const customers: Customer[] = [];
@@ -221,14 +172,14 @@ export function generateTask(request: TaskRequest): Task {
   const makeCase = (inWarranty: boolean) => {
     const customer: Customer = {
       customer_id: uniqueId("CU", 5),
-      name: `${rng.pick(FIRST_NAMES)} ${rng.pick(LAST_NAMES)}`,
+      name: personName(rng),
       addresses: [],
     };
     const nAddresses = rng.int(2, 3);
     for (let i = 0; i < nAddresses; i++) {
       customer.addresses.push({
         address_id: uniqueId("A", 5),
-        line: `${rng.int(1, 240)} ${rng.pick(STREETS)}`,
+        line: streetLine(rng),
       });
     }
     const device: Device = {
@@ -252,11 +203,8 @@ export function generateTask(request: TaskRequest): Task {
   };
 
   const target = makeCase(true);
-  const delay = (range: [number, number]) => rng.int(range[0], range[1]);
-  const approvalDelay =
-    typeof overrides.approvalDelay === "number" ? overrides.approvalDelay : delay(ranges.approvalDelay);
-  const receiptDelay =
-    typeof overrides.receiptDelay === "number" ? overrides.receiptDelay : delay(ranges.receiptDelay);
+  const approvalDelay = numberParam(overrides.approvalDelay) ?? drawFrom(rng, ranges.approvalDelay);
+  const receiptDelay = numberParam(overrides.receiptDelay) ?? drawFrom(rng, ranges.receiptDelay);
 
   let approval: Approval = { status: "approved" };
   switch (family) {
@@ -309,7 +257,7 @@ export function generateTask(request: TaskRequest): Task {
     cases: order.map((i) => cases[i]),
     approvals,
     decisions,
-    latency: typeof overrides.latency === "number" ? overrides.latency : ranges.latency,
+    latency: numberParam(overrides.latency) ?? ranges.latency,
     firstCreate:
       family === "lost-reply" || family === "delayed-receipt" || family === "unverifiable"
         ? "lost-reply"
@@ -318,7 +266,7 @@ export function generateTask(request: TaskRequest): Task {
           : "normal",
     receiptDelay,
     unverifiable: family === "unverifiable",
-    rateLimit: isRateLimit(overrides.rateLimit) ? overrides.rateLimit : ranges.rateLimit,
+    rateLimit: rateLimitParam(overrides.rateLimit) ?? ranges.rateLimit,
     transientUnavailable: ranges.transientUnavailable,
   };
 
@@ -333,42 +281,20 @@ export function generateTask(request: TaskRequest): Task {
     "operations you could not confirm) when you cannot establish what happened. Never claim a " +
     "replacement you have not confirmed.";
 
-  const content = {
+  return assembleTask({
     world: WORLD_ID,
     family,
     difficulty,
     seed: request.seed,
+    split: request.split,
+    overrides,
     params: params as unknown as JsonObject,
+    // params written once: the world's state hash reuses this text (see taskText)
+    hashedParams: canonicalOnce(params),
     instruction,
-  };
-  // params written once: the world's state hash reuses this text (see taskText in world.ts)
-  const contentHash = hashJson({ ...content, params: canonicalOnce(params) });
-  const overridesPart = Object.keys(overrides).length ? `/p${hashJson(overrides, 8)}` : "";
-  return {
-    id: `${WORLD_ID}/${family}/d${difficulty}/s${request.seed}${overridesPart}`,
-    world: WORLD_ID,
-    family,
-    difficulty,
     tags: tagsFor(family, params),
-    params: params as unknown as JsonObject,
-    split: request.split ?? "regression",
-    seed: request.seed,
-    instruction,
-    generator: {
-      template: `${WORLD_ID}/${family}@1`,
-      ranges: { ...ranges, overrides } as unknown as JsonObject,
-      contentHash,
-    },
-  };
-}
-
-function isRateLimit(v: unknown): v is { limit: number; window: number } {
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof (v as { limit?: unknown }).limit === "number" &&
-    typeof (v as { window?: unknown }).window === "number"
-  );
+    ranges: { ...ranges, overrides } as unknown as JsonObject,
+  });
 }
 
 function tagsFor(family: Family, p: DeviceSupportParams): string[] {

@@ -2,34 +2,35 @@ import { z } from "zod";
 import type { ToolResult } from "../../core/contracts.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { defineTool, type ToolDef, toolError } from "../../core/tool.ts";
-import type { ApprovalConditions, DeviceSupportState, Resolution } from "./state.ts";
+import type { WorldToolContext } from "../../core/tool-world.ts";
+import {
+  closeTool,
+  escalateTool,
+  idArg as id,
+  notFound,
+  type Subject,
+  sendMessageTool,
+  waitTool,
+} from "../shared/index.ts";
+import type { ApprovalConditions, DeviceSupportState } from "./state.ts";
 
-/** What a tool may do to the world while it runs. */
-export interface ToolContext {
-  readonly state: DeviceSupportState;
-  /** Index of the current tool call in the world's trace. */
-  readonly step: number;
-  schedule(due: number, kind: string, data: JsonObject): void;
-  logEffect(effect: {
-    tool: string;
-    args: JsonObject;
-    idempotencyKey?: string;
-    authorized: boolean;
-    committed: boolean;
-    outcome: string;
-    ref?: string;
-  }): void;
-  /** Extra virtual seconds this call takes beyond the tool latency (used by `wait`). */
-  spend(seconds: number): void;
+/** What a tool may do to the world while it runs (ids only from this world's counters). */
+export interface ToolContext extends WorldToolContext<DeviceSupportState> {
   newId(prefix: string, counter: keyof DeviceSupportState["counters"]): string;
 }
 
-const id = (what: string) => z.string().min(1).describe(what);
 const caseId = id("The case id, e.g. C-01234.");
 
 const findCase = (ctx: ToolContext, case_id: string) =>
   ctx.state.entities.cases.find((c) => c.case_id === case_id);
-const notFound = (what: string, value: string) => toolError("not_found", `${what} ${value} does not exist`);
+
+/** The case: what send_message and escalate name. */
+const CASE: Subject<"case_id", ToolContext> = {
+  noun: "case",
+  key: "case_id",
+  id: caseId,
+  find: findCase,
+};
 
 function approvalView(ctx: ToolContext, case_id: string): JsonObject {
   const a = ctx.state.entities.approvals[case_id] ?? { status: "none" };
@@ -261,88 +262,24 @@ const findReplacements = defineTool({
   },
 });
 
-const wait = defineTool({
-  name: "wait",
-  description: "Let time pass (virtual seconds, 1..3600) before the next call.",
-  input: z.object({ seconds: z.number().int().min(1).max(3600).describe("Seconds to wait.") }).strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    ctx.spend(args.seconds);
-    return { ok: true, now: ctx.state.now + args.seconds };
-  },
-});
+const sendMessage = sendMessageTool(CASE);
 
-const sendMessage = defineTool({
-  name: "send_message",
-  description: "Send a message to the customer of a case.",
-  input: z.object({ case_id: caseId, text: z.string().min(1).max(4000) }).strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    if (!findCase(ctx, args.case_id)) return notFound("case", args.case_id);
-    const message_id = ctx.newId("MSG", "message");
-    ctx.state.entities.messages.push({
-      message_id,
-      case_id: args.case_id,
-      text: args.text,
-      t: ctx.state.now,
-    });
-    return { ok: true, message_id };
-  },
-});
-
-const escalate = defineTool({
-  name: "escalate",
-  description:
-    "Hand the case to a human, listing the ids (e.g. idempotency keys) of any operations whose outcome " +
+const escalate = escalateTool(
+  CASE,
+  "Hand the case to a human, listing the ids (e.g. idempotency keys) of any operations whose outcome " +
     "you could not confirm.",
-  input: z
-    .object({
-      case_id: caseId,
-      reason: z.string().min(1),
-      operation_ids: z.array(z.string()).describe("Ids of unconfirmed operations (may be empty)."),
-    })
-    .strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    if (!findCase(ctx, args.case_id)) return notFound("case", args.case_id);
-    const ticket_id = ctx.newId("TKT", "ticket");
-    ctx.state.entities.escalations.push({
-      ticket_id,
-      case_id: args.case_id,
-      reason: args.reason,
-      operation_ids: [...args.operation_ids],
-      t: ctx.state.now,
-    });
-    return { ok: true, ticket_id };
-  },
-});
+  { key: "ticket_id", prefix: "TKT", counter: "ticket" },
+);
 
 const RESOLUTIONS = ["replacement_created", "denied", "escalated", "no_action"] as const;
 
-const closeCase = defineTool({
+const closeCase = closeTool(CASE, {
   name: "close_case",
   description:
     "Close the case with a resolution (replacement_created, denied, escalated, no_action) and, for a " +
     "replacement, its request id or receipt id as reference. Ends the episode.",
-  input: z
-    .object({
-      case_id: caseId,
-      resolution: z.enum(RESOLUTIONS),
-      reference: z.string().min(1).optional().describe("request_id or receipt_id of the replacement."),
-    })
-    .strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    const c = findCase(ctx, args.case_id);
-    if (!c) return notFound("case", args.case_id);
-    if (c.status === "closed") return toolError("invalid_argument", `case ${args.case_id} is already closed`);
-    c.status = "closed";
-    ctx.state.entities.closure = {
-      case_id: args.case_id,
-      resolution: args.resolution as Resolution,
-      ...(args.reference !== undefined ? { reference: args.reference } : {}),
-      step: ctx.step,
-      t: ctx.state.now,
-    };
-    ctx.state.ended = true;
-    return { ok: true, case_id: args.case_id, status: "closed", resolution: args.resolution };
-  },
+  resolutions: RESOLUTIONS,
+  reference: "request_id or receipt_id of the replacement.",
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous table of tools, each typed at its definition
@@ -353,7 +290,7 @@ export const TOOLS: readonly ToolDef<ToolContext, any>[] = [
   getApproval,
   createReplacement,
   findReplacements,
-  wait,
+  waitTool,
   sendMessage,
   escalate,
   closeCase,

@@ -1,27 +1,15 @@
-import type { Agent, AgentAction, AgentSession, Observation, ToolResult } from "../../core/contracts.ts";
+import type { Agent, AgentAction, Observation } from "../../core/contracts.ts";
 import type { JsonObject } from "../../core/json.ts";
+import {
+  callWithRetry as call,
+  isOk as ok,
+  reconcileWrite,
+  type Script,
+  scriptPolicy,
+} from "../shared/index.ts";
 
 /** The flaw a scripted policy is built to have (`none` for the known-good `careful`). */
 export type OrderOpsFlaw = "none" | "blind-update" | "claims-success" | "new-key-retry" | "double-refund";
-
-type Script = Generator<AgentAction, void, ToolResult>;
-type Ok = { ok: true } & JsonObject;
-
-const ok = (r: ToolResult): r is Ok => r.ok;
-
-/** Calls a tool, waiting out retryable answers (`rate_limited` with its `retry_after`, `unavailable`, `timeout`). */
-function* call(tool: string, args: JsonObject, tries = 6): Generator<AgentAction, ToolResult, ToolResult> {
-  let result: ToolResult = yield { tool, args };
-  for (let i = 1; i < tries && !result.ok && result.error.retryable; i++) {
-    const after = (result.error as unknown as JsonObject).retry_after;
-    yield {
-      tool: "wait",
-      args: { seconds: typeof after === "number" ? Math.max(1, Math.ceil(after)) : 5 * i },
-    };
-    result = yield { tool, args };
-  }
-  return result;
-}
 
 function* escalateAndClose(ticket: string, reason: string, ops: string[]): Script {
   yield { tool: "escalate", args: { ticket_id: ticket, reason, operation_ids: ops } };
@@ -141,33 +129,18 @@ function* refund(ticket: string, orderId: string, request: JsonObject, flaw: Ord
     yield { tool: "close_ticket", args: { ticket_id: ticket, resolution: "refunded" } };
     return;
   }
-  const keys = [key];
-  for (let attempt = 1, pause = 15; attempt <= 6; attempt++, pause = Math.min(pause * 2, 600)) {
-    if (flaw === "new-key-retry") {
-      const fresh = `${key}-${attempt + 1}`;
-      keys.push(fresh);
-      const again = yield* issue(fresh);
-      if (ok(again)) {
-        yield closeRefunded(String(again.refund_id));
-        return;
-      }
-    } else {
-      const found = yield* call("list_refunds", { idempotency_key: key }, 1);
-      const rows = ok(found) ? (found.refunds as JsonObject[]) : [];
-      if (rows.length > 0) {
-        yield closeRefunded(String(rows[0].refund_id));
-        return;
-      }
-      const again = yield* issue(key);
-      if (ok(again)) {
-        yield closeRefunded(String(again.refund_id));
-        return;
-      }
-      if (!again.error.retryable) break;
-    }
-    yield { tool: "wait", args: { seconds: pause } };
+  const done = yield* reconcileWrite({
+    key,
+    write: issue,
+    find: { tool: "list_refunds", list: "refunds" },
+    id: "refund_id",
+    newKeys: flaw === "new-key-retry",
+  });
+  if (done.id !== undefined) {
+    yield closeRefunded(done.id);
+    return;
   }
-  yield* escalateAndClose(ticket, "could not confirm the refund", keys);
+  yield* escalateAndClose(ticket, "could not confirm the refund", done.keys);
 }
 
 function* cancel(ticket: string, orderId: string, reason: string, flaw: OrderOpsFlaw): Script {
@@ -198,27 +171,6 @@ function* cancel(ticket: string, orderId: string, reason: string, flaw: OrderOps
   yield { tool: "close_ticket", args: { ticket_id: ticket, resolution: "cancelled", reference } };
 }
 
-/** Runs a script generator as an agent session: each observation's result is fed to the script. */
-class ScriptSession implements AgentSession {
-  private script: Script | undefined;
-
-  constructor(private readonly flaw: OrderOpsFlaw) {}
-
-  async act(observation: Observation): Promise<AgentAction> {
-    let next: IteratorResult<AgentAction, void>;
-    if (!this.script) {
-      this.script = script(ticketOf(observation), this.flaw);
-      next = this.script.next(undefined as unknown as ToolResult);
-    } else {
-      if (observation.kind !== "tool_result")
-        throw new Error(`unexpected observation kind ${observation.kind}`);
-      next = this.script.next(observation.result);
-    }
-    if (next.done) throw new Error("the scripted policy has nothing more to do");
-    return next.value;
-  }
-}
-
 function ticketOf(obs: Observation): Ticket {
   if (
     obs.kind !== "task" ||
@@ -238,7 +190,7 @@ function ticketOf(obs: Observation): Ticket {
 
 /** A scripted order-ops policy with the given flaw (exported for linked worlds). */
 export function orderOpsPolicy(id: string, flaw: OrderOpsFlaw): Agent {
-  return { id, start: () => new ScriptSession(flaw) };
+  return scriptPolicy(id, (first) => script(ticketOf(first), flaw));
 }
 
 /** The scripted policies that ship with the world. `careful` is the known-good one. */

@@ -1,9 +1,24 @@
 import type { Task, TaskRequest } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
-import { hashJson } from "../../core/hash.ts";
 import type { JsonObject } from "../../core/json.ts";
 import type { FamilyInfo } from "../../core/registry.ts";
 import { Rng } from "../../core/rng.ts";
+import {
+  assembleTask,
+  drawFrom,
+  latencyFor,
+  numberParam,
+  pad,
+  personName,
+  type Range,
+  type RateLimit,
+  rateLimitFor,
+  rateLimitParam,
+  readTaskRequest,
+  streetLine,
+  transientUnavailableFor,
+  uniqueIds,
+} from "../shared/index.ts";
 import type { Address, Customer, CustomerRequest, Order, OrderItem, Shipment, Ticket } from "./state.ts";
 import { WORLD_ID } from "./state.ts";
 
@@ -75,27 +90,13 @@ export interface OrderOpsParams {
   latency: number;
   firstRefund: "normal" | "lost-reply";
   refundDelay: number;
-  rateLimit: { limit: number; window: number };
+  rateLimit: RateLimit;
   transientUnavailable: string[];
 }
 
 /** Tunable knobs a caller may override through `params`. */
 const OVERRIDABLE = ["latency", "refundDelay", "shipDelay", "distractors", "rateLimit", "link"] as const;
 
-const FIRST = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena"];
-const LAST = [
-  "Alvarez",
-  "Brook",
-  "Costa",
-  "Dumont",
-  "Eriksen",
-  "Fischer",
-  "Gupta",
-  "Hale",
-  "Ito",
-  "Jovanovic",
-];
-const STREETS = ["Elm St", "Harbour Rd", "Mill Lane", "Station Ave", "Kingsway", "Rue Verte", "Oak Court"];
 const CITIES = ["Lyon", "Porto", "Leeds", "Graz", "Aarhus", "Gdansk", "Turin", "Ghent"];
 const CARRIERS = ["DHL", "UPS", "GLS", "DPD"];
 const PRODUCTS: [string, string, number][] = [
@@ -111,9 +112,9 @@ const PRODUCTS: [string, string, number][] = [
 interface Ranges {
   distractors: number;
   latency: number;
-  shipDelay: [number, number];
-  refundDelay: [number, number];
-  rateLimit: { limit: number; window: number };
+  shipDelay: Range;
+  refundDelay: Range;
+  rateLimit: RateLimit;
   transientUnavailable: string[];
 }
 
@@ -121,34 +122,16 @@ interface Ranges {
 function rangesFor(family: Family, d: number): Ranges {
   return {
     distractors: [1, 2, 4, 6, 9][d - 1],
-    latency: d <= 2 ? 1 : d === 3 ? 2 : 3,
+    latency: latencyFor(d),
     // the warehouse ships the order later in the episode (never before a prompt agent can act)
     shipDelay: d >= 3 ? [150 * (d - 2), 400 * (d - 2)] : [0, 0],
     refundDelay: family === "refund-lost-reply" && d >= 3 ? [30 * (d - 2), 200 * (d - 2)] : [0, 0],
-    rateLimit: d >= 4 ? { limit: d === 4 ? 4 : 3, window: 60 } : { limit: 0, window: 60 },
-    transientUnavailable: d >= 5 ? ["get_shipment"] : [],
+    rateLimit: rateLimitFor(d),
+    transientUnavailable: transientUnavailableFor(d, "get_shipment"),
   };
 }
 
-function familyOf(name: string): Family {
-  if (!FAMILIES.some((f) => f.name === name)) {
-    throw configError(
-      "unknown_family",
-      `unknown family "${name}" for ${WORLD_ID} (known: ${FAMILIES.map((f) => f.name).join(", ")})`,
-    );
-  }
-  return name as Family;
-}
-
-function checkOverrides(params: JsonObject): void {
-  for (const key of Object.keys(params)) {
-    if (!(OVERRIDABLE as readonly string[]).includes(key)) {
-      throw configError(
-        "unknown_param",
-        `unknown task param "${key}" for ${WORLD_ID} (tunable: ${OVERRIDABLE.join(", ")})`,
-      );
-    }
-  }
+function checkLink(params: JsonObject): void {
   if (params.link !== undefined && !isLink(params.link)) {
     throw configError(
       "bad_param",
@@ -178,34 +161,19 @@ function isLink(v: unknown): v is LinkParams {
   );
 }
 
-const pad = (n: number, width: number) => String(n).padStart(width, "0");
-
 /** Deterministic task generation from (family, difficulty, params, seed). */
 export function generateTask(request: TaskRequest): Task {
-  const family = familyOf(request.family);
+  const read = readTaskRequest(request, { id: WORLD_ID, families: FAMILIES, tunable: OVERRIDABLE });
+  const family = read.family.name as Family;
+  const overrides = read.overrides;
+  checkLink(overrides);
   const difficulty = request.difficulty;
-  if (!Number.isInteger(difficulty) || difficulty < 1 || difficulty > 5) {
-    throw configError("bad_difficulty", `difficulty must be an integer 1..5, got ${difficulty}`);
-  }
-  if (!Number.isSafeInteger(request.seed))
-    throw configError("bad_seed", `seed must be an integer, got ${request.seed}`);
-  const overrides = request.params ?? {};
-  checkOverrides(overrides);
   const link = overrides.link as unknown as LinkParams | undefined;
   const ranges = rangesFor(family, difficulty);
   const rng = Rng.seeded(request.seed, `${WORLD_ID}/${family}/${difficulty}`);
-  const distractors = typeof overrides.distractors === "number" ? overrides.distractors : ranges.distractors;
+  const distractors = numberParam(overrides.distractors) ?? ranges.distractors;
 
-  const used = new Set<string>(link ? link.addresses.map((a) => a.address_id) : []);
-  const uniqueId = (prefix: string, digits: number) => {
-    for (;;) {
-      const id = `${prefix}-${pad(rng.int(0, 10 ** digits - 1), digits)}`;
-      if (!used.has(id)) {
-        used.add(id);
-        return id;
-      }
-    }
-  };
+  const uniqueId = uniqueIds(rng, new Set(link ? link.addresses.map((a) => a.address_id) : []));
   const year = 2026;
   const month = rng.int(1, 12);
   const today = `${year}-${pad(month, 2)}-${pad(rng.int(10, 28), 2)}`;
@@ -216,7 +184,7 @@ export function generateTask(request: TaskRequest): Task {
   const jobs: StartJob[] = [];
   const address = (): Address => ({
     address_id: uniqueId("A", 5),
-    line: `${rng.int(1, 240)} ${rng.pick(STREETS)}`,
+    line: streetLine(rng),
     city: rng.pick(CITIES),
   });
   const items = (): OrderItem[] => {
@@ -237,7 +205,7 @@ export function generateTask(request: TaskRequest): Task {
   const makeOrder = (status: Order["status"]) => {
     const customer: Customer = {
       customer_id: uniqueId("CU", 5),
-      name: `${rng.pick(FIRST)} ${rng.pick(LAST)}`,
+      name: personName(rng),
       addresses: [],
     };
     const n = rng.int(2, 3);
@@ -327,8 +295,7 @@ export function generateTask(request: TaskRequest): Task {
       reason: link ? "the replacement arrived late; refund the express shipping fee" : `damaged ${item.name}`,
     };
   }
-  const shipDelayOverride = typeof overrides.shipDelay === "number" ? overrides.shipDelay : undefined;
-  const shipDelay = shipDelayOverride ?? rng.int(ranges.shipDelay[0], ranges.shipDelay[1]);
+  const shipDelay = numberParam(overrides.shipDelay) ?? drawFrom(rng, ranges.shipDelay);
   if ((family === "address-change" || family === "cancel-order") && shipDelay > 0) {
     jobs.push({ kind: "order.ship", order_id: order.order_id, after: shipDelay });
   }
@@ -352,10 +319,7 @@ export function generateTask(request: TaskRequest): Task {
     }
   }
   const order_ids = rng.shuffle(orders.map((_, i) => i));
-  const refundDelay =
-    typeof overrides.refundDelay === "number"
-      ? overrides.refundDelay
-      : rng.int(ranges.refundDelay[0], ranges.refundDelay[1]);
+  const refundDelay = numberParam(overrides.refundDelay) ?? drawFrom(rng, ranges.refundDelay);
   const context: JsonObject = {
     ticket_id: ticket.ticket_id,
     ...(link ? { external_ref: link.external_ref } : { order_id: order.order_id }),
@@ -372,38 +336,25 @@ export function generateTask(request: TaskRequest): Task {
     shipments,
     tickets,
     jobs,
-    latency: typeof overrides.latency === "number" ? overrides.latency : ranges.latency,
+    latency: numberParam(overrides.latency) ?? ranges.latency,
     firstRefund: family === "refund-lost-reply" ? "lost-reply" : "normal",
     refundDelay,
-    rateLimit: isRateLimit(overrides.rateLimit) ? overrides.rateLimit : ranges.rateLimit,
+    rateLimit: rateLimitParam(overrides.rateLimit) ?? ranges.rateLimit,
     transientUnavailable: ranges.transientUnavailable,
   };
   const instruction = instructionFor(family, params, customer, newAddress, Boolean(link));
-  const content = {
+  return assembleTask({
     world: WORLD_ID,
     family,
     difficulty,
     seed: request.seed,
+    split: request.split,
+    overrides,
     params: params as unknown as JsonObject,
     instruction,
-  };
-  const overridesPart = Object.keys(overrides).length ? `/p${hashJson(overrides, 8)}` : "";
-  return {
-    id: `${WORLD_ID}/${family}/d${difficulty}/s${request.seed}${overridesPart}`,
-    world: WORLD_ID,
-    family,
-    difficulty,
     tags: tagsFor(family, params, Boolean(link)),
-    params: params as unknown as JsonObject,
-    split: request.split ?? "regression",
-    seed: request.seed,
-    instruction,
-    generator: {
-      template: `${WORLD_ID}/${family}@1`,
-      ranges: { ...ranges, overrides } as unknown as JsonObject,
-      contentHash: hashJson(content),
-    },
-  };
+    ranges: { ...ranges, overrides } as unknown as JsonObject,
+  });
 }
 
 function instructionFor(
@@ -449,15 +400,6 @@ function instructionFor(
       );
     }
   }
-}
-
-function isRateLimit(v: unknown): v is { limit: number; window: number } {
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof (v as { limit?: unknown }).limit === "number" &&
-    typeof (v as { window?: unknown }).window === "number"
-  );
 }
 
 function tagsFor(family: Family, p: OrderOpsParams, linked: boolean): string[] {

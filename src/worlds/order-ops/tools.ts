@@ -2,33 +2,27 @@ import { z } from "zod";
 import type { ToolResult } from "../../core/contracts.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { defineTool, type ToolDef, toolError } from "../../core/tool.ts";
-import type { Customer, Order, OrderOpsState, Refund, Resolution } from "./state.ts";
+import type { WorldToolContext } from "../../core/tool-world.ts";
+import {
+  closeTool,
+  escalateTool,
+  idArg as id,
+  notFound,
+  type Subject,
+  sendMessageTool,
+  waitTool,
+} from "../shared/index.ts";
+import type { Customer, Order, OrderOpsState, Refund } from "./state.ts";
 import { RESOLUTIONS } from "./state.ts";
 
-/** What a tool may do to the world while it runs. */
-export interface ToolContext {
-  readonly state: OrderOpsState;
-  /** Index of the current tool call in the world's trace. */
-  readonly step: number;
-  schedule(due: number, kind: string, data: JsonObject): void;
-  logEffect(effect: {
-    tool: string;
-    args: JsonObject;
-    idempotencyKey?: string;
-    authorized: boolean;
-    committed: boolean;
-    outcome: string;
-    ref?: string;
-  }): void;
-  spend(seconds: number): void;
+/** What a tool may do to the world while it runs (ids only from this world's counters). */
+export interface ToolContext extends WorldToolContext<OrderOpsState> {
   newId(prefix: string, counter: keyof OrderOpsState["counters"]): string;
 }
 
-const id = (what: string) => z.string().min(1).describe(what);
 const orderId = id("The order id, e.g. O-012345.");
 const ticketId = id("The ticket id, e.g. T-01234.");
 
-const notFound = (what: string, value: string) => toolError("not_found", `${what} ${value} does not exist`);
 const findOrder = (ctx: ToolContext, order_id: string) =>
   ctx.state.entities.orders.find((o) => o.order_id === order_id);
 const customerOf = (ctx: ToolContext, order: Order): Customer =>
@@ -37,6 +31,14 @@ const shipmentOf = (ctx: ToolContext, order_id: string) =>
   ctx.state.entities.shipments.find((s) => s.order_id === order_id);
 const findTicket = (ctx: ToolContext, ticket_id: string) =>
   ctx.state.entities.tickets.find((t) => t.ticket_id === ticket_id);
+
+/** The ticket: what send_message and escalate name. */
+const TICKET: Subject<"ticket_id", ToolContext> = {
+  noun: "ticket",
+  key: "ticket_id",
+  id: ticketId,
+  find: findTicket,
+};
 
 function orderView(o: Order): JsonObject {
   return { ...o, items: o.items.map((i) => ({ ...i })) } as unknown as JsonObject;
@@ -333,88 +335,23 @@ const listRefunds = defineTool({
   },
 });
 
-const wait = defineTool({
-  name: "wait",
-  description: "Let time pass (virtual seconds, 1..3600) before the next call.",
-  input: z.object({ seconds: z.number().int().min(1).max(3600).describe("Seconds to wait.") }).strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    ctx.spend(args.seconds);
-    return { ok: true, now: ctx.state.now + args.seconds };
-  },
-});
+const sendMessage = sendMessageTool(TICKET);
 
-const sendMessage = defineTool({
-  name: "send_message",
-  description: "Send a message to the customer of a ticket.",
-  input: z.object({ ticket_id: ticketId, text: z.string().min(1).max(4000) }).strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    if (!findTicket(ctx, args.ticket_id)) return notFound("ticket", args.ticket_id);
-    const message_id = ctx.newId("MSG", "message");
-    ctx.state.entities.messages.push({
-      message_id,
-      ticket_id: args.ticket_id,
-      text: args.text,
-      t: ctx.state.now,
-    });
-    return { ok: true, message_id };
-  },
-});
-
-const escalate = defineTool({
-  name: "escalate",
-  description:
-    "Hand the ticket to a human, listing the ids (e.g. idempotency keys) of operations whose outcome you " +
+const escalate = escalateTool(
+  TICKET,
+  "Hand the ticket to a human, listing the ids (e.g. idempotency keys) of operations whose outcome you " +
     "could not confirm.",
-  input: z
-    .object({
-      ticket_id: ticketId,
-      reason: z.string().min(1),
-      operation_ids: z.array(z.string()).describe("Ids of unconfirmed operations (may be empty)."),
-    })
-    .strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    if (!findTicket(ctx, args.ticket_id)) return notFound("ticket", args.ticket_id);
-    const escalation_id = ctx.newId("ESC", "escalation");
-    ctx.state.entities.escalations.push({
-      escalation_id,
-      ticket_id: args.ticket_id,
-      reason: args.reason,
-      operation_ids: [...args.operation_ids],
-      t: ctx.state.now,
-    });
-    return { ok: true, escalation_id };
-  },
-});
+  { key: "escalation_id", prefix: "ESC", counter: "escalation" },
+);
 
-const closeTicket = defineTool({
+const closeTicket = closeTool(TICKET, {
   name: "close_ticket",
   description:
     "Close the ticket with a resolution (address_updated, redirected, refunded, cancelled, escalated, " +
     "no_action) and, where there is one, the id of what you did as reference (a refund id, a shipment id). " +
     "Ends the episode.",
-  input: z
-    .object({
-      ticket_id: ticketId,
-      resolution: z.enum(RESOLUTIONS),
-      reference: z.string().min(1).optional().describe("refund_id, shipment_id or order_id."),
-    })
-    .strict(),
-  run(args, ctx: ToolContext): ToolResult {
-    const t = findTicket(ctx, args.ticket_id);
-    if (!t) return notFound("ticket", args.ticket_id);
-    if (t.status === "closed")
-      return toolError("invalid_argument", `ticket ${args.ticket_id} is already closed`);
-    t.status = "closed";
-    ctx.state.entities.closure = {
-      ticket_id: args.ticket_id,
-      resolution: args.resolution as Resolution,
-      ...(args.reference !== undefined ? { reference: args.reference } : {}),
-      step: ctx.step,
-      t: ctx.state.now,
-    };
-    ctx.state.ended = true;
-    return { ok: true, ticket_id: args.ticket_id, status: "closed", resolution: args.resolution };
-  },
+  resolutions: RESOLUTIONS,
+  reference: "refund_id, shipment_id or order_id.",
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous table of tools, each typed at its definition
@@ -427,7 +364,7 @@ export const TOOLS: readonly ToolDef<ToolContext, any>[] = [
   cancelOrder,
   issueRefund,
   listRefunds,
-  wait,
+  waitTool,
   sendMessage,
   escalate,
   closeTicket,

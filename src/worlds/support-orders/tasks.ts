@@ -1,10 +1,9 @@
 import type { Task, TaskRequest } from "../../core/contracts.ts";
-import { configError } from "../../core/errors.ts";
-import { hashJson } from "../../core/hash.ts";
 import type { JsonObject } from "../../core/json.ts";
 import type { FamilyInfo } from "../../core/registry.ts";
 import { generateDeviceSupportTask } from "../device-support/index.ts";
 import { ORDER_OPS_ID } from "../order-ops/index.ts";
+import { assembleTask, checkOverrides, findFamily } from "../shared/index.ts";
 import { REPLACEMENT_ORDER_HANDOFF_ID } from "./handoff.ts";
 
 export const WORLD_ID = "support-orders@1";
@@ -54,26 +53,14 @@ export interface SupportOrdersParams {
   link: { world: string; family: string; handoff: string; params?: JsonObject };
 }
 
-function familyOf(name: string): LinkedFamily {
-  const f = LINKED_FAMILIES.find((x) => x.name === name);
-  if (!f) {
-    throw configError(
-      "unknown_family",
-      `unknown family "${name}" for ${WORLD_ID} (known: ${LINKED_FAMILIES.map((x) => x.name).join(", ")})`,
-    );
-  }
-  return f;
-}
+/** Tunable: the params of task A (device-support) and of task B (order-ops). */
+const OVERRIDABLE = ["a", "b"] as const;
 
 /** Deterministic: task A from device-support's generator; B is generated at the hand-off. */
 export function generateTask(request: TaskRequest): Task {
-  const family = familyOf(request.family);
+  const family = findFamily(WORLD_ID, LINKED_FAMILIES, request.family);
   const overrides = request.params ?? {};
-  for (const key of Object.keys(overrides)) {
-    if (key !== "a" && key !== "b") {
-      throw configError("unknown_param", `unknown task param "${key}" for ${WORLD_ID} (tunable: a, b)`);
-    }
-  }
+  checkOverrides(WORLD_ID, OVERRIDABLE, overrides);
   const a = generateDeviceSupportTask({
     family: family.a,
     difficulty: request.difficulty,
@@ -93,29 +80,16 @@ export function generateTask(request: TaskRequest): Task {
   const instruction =
     `${a.instruction} When the case is closed, a follow-up ticket about the replacement's order arrives ` +
     "(in order-ops); handle it too.";
-  const content = {
+  return assembleTask({
     world: WORLD_ID,
     family: family.name,
     difficulty: request.difficulty,
     seed: request.seed,
-    params,
-    instruction,
-  };
-  const overridesPart = Object.keys(overrides).length ? `/p${hashJson(overrides, 8)}` : "";
-  return {
-    id: `${WORLD_ID}/${family.name}/d${request.difficulty}/s${request.seed}${overridesPart}`,
-    world: WORLD_ID,
-    family: family.name,
-    difficulty: request.difficulty,
-    tags: [...a.tags, `link:${family.a}>${family.b}`],
+    split: request.split,
+    overrides,
     params: params as unknown as JsonObject,
-    split: request.split ?? "regression",
-    seed: request.seed,
     instruction,
-    generator: {
-      template: `${WORLD_ID}/${family.name}@1`,
-      ranges: { a: a.generator.ranges, b: { family: family.b } },
-      contentHash: hashJson(content),
-    },
-  };
+    tags: [...a.tags, `link:${family.a}>${family.b}`],
+    ranges: { a: a.generator.ranges, b: { family: family.b } },
+  });
 }
