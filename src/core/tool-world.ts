@@ -93,6 +93,30 @@ export interface ToolWorldDefinition<S extends ToolWorldState> {
   verify(state: S, effects: readonly Effect[]): Verdict;
 }
 
+/**
+ * The bookkeeping every episode of a tool world starts with (time 0, no jobs, an RNG seeded from the
+ * seed, empty effect log and trace); a world adds its entities, faults and counters. Checks the task
+ * is the world's.
+ */
+export function episodeStart(world: string, task: Task, seed: number, episode: string, latency: number) {
+  if (task.world !== world) {
+    throw new ProvingError("wrong_world", "config", `task ${task.id} is for ${task.world}, not ${world}`);
+  }
+  return {
+    task,
+    seed,
+    episode,
+    now: 0,
+    ended: false,
+    latency,
+    scheduler: { nextId: 1, jobs: [] } as SchedulerState,
+    rng: Rng.seeded(seed, `${world}/episode`).saveState(),
+    effects: [] as Effect[],
+    trace: [] as TraceEntry[],
+    strayJobs: 0,
+  };
+}
+
 /** The context tools run with: one per loaded state, its step fields set before each call. */
 class StepContext<S extends ToolWorldState> implements WorldToolContext<S> {
   step = 0;

@@ -1,10 +1,8 @@
 import type { EnvSpec, Task, ToolDescriptor } from "../../core/contracts.ts";
-import { ProvingError } from "../../core/errors.ts";
 import { constantArray } from "../../core/hash.ts";
 import { cloneJson, type JsonValue } from "../../core/json.ts";
-import { Rng } from "../../core/rng.ts";
 import { toolDescriptor } from "../../core/tool.ts";
-import { ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
 import { type DeviceSupportState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import type { DeviceSupportParams } from "./tasks.ts";
 import { RATE_LIMITED_TOOLS, TOOLS } from "./tools.ts";
@@ -25,17 +23,9 @@ const params = (s: DeviceSupportState) => s.task.params as unknown as DeviceSupp
 
 /** Builds the start state of an episode from a task and a seed. Pure. */
 export function initialState(task: Task, seed: number, episode: string): DeviceSupportState {
-  if (task.world !== WORLD_ID) {
-    throw new ProvingError("wrong_world", "config", `task ${task.id} is for ${task.world}, not ${WORLD_ID}`);
-  }
   const p = task.params as unknown as DeviceSupportParams;
   return {
-    task,
-    seed,
-    episode,
-    now: 0,
-    ended: false,
-    latency: p.latency,
+    ...episodeStart(WORLD_ID, task, seed, episode, p.latency),
     entities: {
       today: p.today,
       customers: cloneJson(p.customers),
@@ -57,11 +47,6 @@ export function initialState(task: Task, seed: number, episode: string): DeviceS
       transientUnavailable: [...p.transientUnavailable],
     },
     counters: { request: 0, receipt: 0, message: 0, ticket: 0 },
-    scheduler: { nextId: 1, jobs: [] },
-    rng: Rng.seeded(seed, `${WORLD_ID}/episode`).saveState(),
-    effects: [],
-    trace: [],
-    strayJobs: 0,
   };
 }
 

@@ -1,9 +1,7 @@
 import type { EnvSpec, Task, ToolDescriptor } from "../../core/contracts.ts";
-import { ProvingError } from "../../core/errors.ts";
 import { cloneJson, type JsonValue } from "../../core/json.ts";
-import { Rng } from "../../core/rng.ts";
 import { toolDescriptor } from "../../core/tool.ts";
-import { ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
 import { type OrderOpsState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import type { OrderOpsParams } from "./tasks.ts";
 import { RATE_LIMITED_TOOLS, TOOLS } from "./tools.ts";
@@ -21,17 +19,9 @@ export const ORDER_OPS_SPEC: EnvSpec = {
 
 /** Builds the start state of an episode from a task and a seed. Pure. */
 export function initialState(task: Task, seed: number, episode: string): OrderOpsState {
-  if (task.world !== WORLD_ID) {
-    throw new ProvingError("wrong_world", "config", `task ${task.id} is for ${task.world}, not ${WORLD_ID}`);
-  }
   const p = task.params as unknown as OrderOpsParams;
   return {
-    task,
-    seed,
-    episode,
-    now: 0,
-    ended: false,
-    latency: p.latency,
+    ...episodeStart(WORLD_ID, task, seed, episode, p.latency),
     entities: {
       today: p.today,
       customers: cloneJson(p.customers),
@@ -50,11 +40,6 @@ export function initialState(task: Task, seed: number, episode: string): OrderOp
       transientUnavailable: [...p.transientUnavailable],
     },
     counters: { refund: 0, shipment: 0, message: 0, escalation: 0 },
-    scheduler: { nextId: 1, jobs: [] },
-    rng: Rng.seeded(seed, `${WORLD_ID}/episode`).saveState(),
-    effects: [],
-    trace: [],
-    strayJobs: 0,
   };
 }
 
