@@ -489,11 +489,6 @@ function placeholderTask(spec: TrialSpec): Task {
   };
 }
 
-/** A record for a planned trial that never ran. */
-export function missingRecord(spec: TrialSpec, reason = "planned, never ran"): TrialRecord {
-  return unranRecord(spec, "missing", reason);
-}
-
 /** A record for a planned trial that ended before its world was built (it still counts). */
 export function unranRecord(spec: TrialSpec, outcome: Outcome, reason: string): TrialRecord {
   const now = new Date().toISOString();
