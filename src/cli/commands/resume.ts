@@ -6,7 +6,7 @@ import { resumeExperiment } from "../../runner/resume.ts";
 import { cliRegistry, intOption, printJson, withStore } from "../context.ts";
 import { progressReporter } from "../progress.ts";
 import { writeRunReport } from "./report.ts";
-import { cliHarness, runJson } from "./run.ts";
+import { cliHarness, runJson, runOutputOptions } from "./run.ts";
 
 interface ResumeFlags {
   store?: string;
@@ -18,7 +18,7 @@ interface ResumeFlags {
 }
 
 export function registerResume(program: Command): void {
-  program
+  const resume = program
     .command("resume")
     .description(
       "run only the planned trials of an experiment that have no record yet (after a kill or Ctrl-C)",
@@ -29,57 +29,49 @@ export function registerResume(program: Command): void {
       "--concurrency <n>",
       "trials run at once (default: as planned, else CPU count)",
       intOption("--concurrency"),
-    )
-    .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
-    .option("--no-progress", "no live progress on stderr")
-    .option(
-      "--report <path>",
-      "write the HTML report here (default: reports/<experiment>.html beside the store)",
-    )
-    .option("--no-report", "do not write the HTML report")
-    .option("--json", "print the result as one JSON document")
-    .action(async (name: string, flags: ResumeFlags) => {
-      const registry = cliRegistry();
-      const progress = progressReporter({ enabled: flags.progress !== false });
-      const interrupt = interruptOnSignals();
-      // harness variants are planned and built by the harness; plain trials get the bare world from it
-      const harness = cliHarness();
-      const result = await withStore(flags.store, "read", (store) =>
-        resumeExperiment(name, {
-          registry,
-          store,
-          environment: harness.environment,
-          planVariants: harness.planVariants,
-          signal: interrupt.signal,
-          ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-          ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
-          onTrial: (_r, p) => progress.update(p),
-        }),
-      ).finally(() => {
-        progress.stop();
-        interrupt.dispose();
-      });
-      const planned = result.manifest.length;
-      const status = result.interrupted ? "interrupted" : "completed";
-      if (flags.json) {
-        printJson({
-          ...runJson(result),
-          resume: {
-            previous_status: result.previousStatus,
-            previously_recorded: result.previouslyRecorded,
-            ran_now: result.ranNow,
-            status,
-          },
-        });
-      } else {
-        process.stderr.write(
-          `proving: ${name} was ${result.previousStatus}: ${result.previouslyRecorded} of ${planned} planned trials recorded; ran ${result.ranNow} now; ${status}\n`,
-        );
-        process.stdout.write(
-          `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
-        );
-      }
-      await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
-      if (result.interrupted) process.exitCode = interrupt.exitCode ?? 130;
+    );
+  runOutputOptions(resume).action(async (name: string, flags: ResumeFlags) => {
+    const registry = cliRegistry();
+    const progress = progressReporter({ enabled: flags.progress !== false });
+    const interrupt = interruptOnSignals();
+    // harness variants are planned and built by the harness; plain trials get the bare world from it
+    const harness = cliHarness();
+    const result = await withStore(flags.store, "read", (store) =>
+      resumeExperiment(name, {
+        registry,
+        store,
+        environment: harness.environment,
+        planVariants: harness.planVariants,
+        signal: interrupt.signal,
+        ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+        ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
+        onTrial: (_r, p) => progress.update(p),
+      }),
+    ).finally(() => {
+      progress.stop();
+      interrupt.dispose();
     });
+    const planned = result.manifest.length;
+    const status = result.interrupted ? "interrupted" : "completed";
+    if (flags.json) {
+      printJson({
+        ...runJson(result),
+        resume: {
+          previous_status: result.previousStatus,
+          previously_recorded: result.previouslyRecorded,
+          ran_now: result.ranNow,
+          status,
+        },
+      });
+    } else {
+      process.stderr.write(
+        `proving: ${name} was ${result.previousStatus}: ${result.previouslyRecorded} of ${planned} planned trials recorded; ran ${result.ranNow} now; ${status}\n`,
+      );
+      process.stdout.write(
+        `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
+      );
+    }
+    await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
+    if (result.interrupted) process.exitCode = interrupt.exitCode ?? 130;
+  });
 }

@@ -146,8 +146,21 @@ function variantReport(harness: Harness, result: ExperimentResult) {
   return { rows, text: renderSeparation(rows, good) };
 }
 
+/** Options `run` and `resume` share: how trials run and what is printed and written at the end. */
+export function runOutputOptions(command: Command): Command {
+  return command
+    .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
+    .option("--no-progress", "no live progress on stderr")
+    .option(
+      "--report <path>",
+      "write the HTML report here (default: reports/<experiment>.html beside the store)",
+    )
+    .option("--no-report", "do not write the HTML report")
+    .option("--json", "print the result as one JSON document");
+}
+
 export function registerRun(program: Command): void {
-  program
+  const run = program
     .command("run")
     .description("run an experiment (no arguments: the demo experiment) and print its report")
     .argument("[experiment-file]", "experiment definition (JSON or YAML)")
@@ -169,14 +182,6 @@ export function registerRun(program: Command): void {
     .option("--max-cost-usd <x>", "cost budget per trial in USD (LLM agents)", numberOption("--max-cost-usd"))
     .option("--id <name>", "experiment id (default: generated); resume it with `proving resume NAME`")
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
-    .option("--reuse-envs", "let each worker reuse its world instances across trials (reset between them)")
-    .option("--no-progress", "no live progress on stderr")
-    .option(
-      "--report <path>",
-      "write the HTML report here (default: reports/<experiment>.html beside the store)",
-    )
-    .option("--no-report", "do not write the HTML report")
-    .option("--json", "print the result as one JSON document")
     .option(
       "--variant <file-or-json>",
       "harness variant {world, layers: [{id, params}]}: JSON or a JSON/YAML file (repeatable)",
@@ -185,58 +190,57 @@ export function registerRun(program: Command): void {
     .option(
       "--remote <url>",
       "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
-    )
-    .action(async (file: string | undefined, flags: RunFlags) => {
-      const token = process.env.PROVING_REMOTE_TOKEN;
-      const remote = flags.remote ? await connectRemote(flags.remote, token ? { token } : {}) : undefined;
-      const config = experimentFromFlags(
-        file,
-        remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
-      );
-      const registry = cliRegistry();
-      const foreign = remote && config.worlds.find((w) => registry.world(w).id !== remote.world);
-      if (foreign)
-        throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${foreign}`);
-      const harness = config.variants?.length ? cliHarness() : undefined;
-      if (harness && remote)
-        throw configError("bad_flag", "--remote cannot be combined with harness variants");
-      const progress = progressReporter({ enabled: flags.progress !== false });
-      const interrupt = interruptOnSignals();
-      const result = await withStore(flags.store, "write", async (store) => {
-        if (config.id && (await store.getExperiment(config.id))) {
-          throw configError(
-            "experiment_exists",
-            `experiment ${config.id} exists; use \`proving resume ${config.id}\``,
-          );
-        }
-        return runExperiment(config, {
-          registry,
-          store,
-          signal: interrupt.signal,
-          ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
-          ...(remote ? { environment: remote.environment } : {}),
-          ...(harness ? { environment: harness.environment, planVariants: harness.planVariants } : {}),
-          onTrial: (_r, p) => progress.update(p),
-        });
-      }).finally(async () => {
-        progress.stop();
-        interrupt.dispose();
-        await remote?.close();
+    );
+  runOutputOptions(run).action(async (file: string | undefined, flags: RunFlags) => {
+    const token = process.env.PROVING_REMOTE_TOKEN;
+    const remote = flags.remote ? await connectRemote(flags.remote, token ? { token } : {}) : undefined;
+    const config = experimentFromFlags(
+      file,
+      remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
+    );
+    const registry = cliRegistry();
+    const foreign = remote && config.worlds.find((w) => registry.world(w).id !== remote.world);
+    if (foreign)
+      throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${foreign}`);
+    const harness = config.variants?.length ? cliHarness() : undefined;
+    if (harness && remote) throw configError("bad_flag", "--remote cannot be combined with harness variants");
+    const progress = progressReporter({ enabled: flags.progress !== false });
+    const interrupt = interruptOnSignals();
+    const result = await withStore(flags.store, "write", async (store) => {
+      if (config.id && (await store.getExperiment(config.id))) {
+        throw configError(
+          "experiment_exists",
+          `experiment ${config.id} exists; use \`proving resume ${config.id}\``,
+        );
+      }
+      return runExperiment(config, {
+        registry,
+        store,
+        signal: interrupt.signal,
+        ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
+        ...(remote ? { environment: remote.environment } : {}),
+        ...(harness ? { environment: harness.environment, planVariants: harness.planVariants } : {}),
+        onTrial: (_r, p) => progress.update(p),
       });
-      const separation = harness ? variantReport(harness, result) : undefined;
-      if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
-      else {
-        process.stdout.write(
-          `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
-        );
-        if (separation) process.stdout.write(`\n${separation.text}\n`);
-      }
-      await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
-      if (result.interrupted) {
-        process.stderr.write(
-          `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
-        );
-        process.exitCode = interrupt.exitCode ?? 130;
-      }
+    }).finally(async () => {
+      progress.stop();
+      interrupt.dispose();
+      await remote?.close();
     });
+    const separation = harness ? variantReport(harness, result) : undefined;
+    if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
+    else {
+      process.stdout.write(
+        `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
+      );
+      if (separation) process.stdout.write(`\n${separation.text}\n`);
+    }
+    await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
+    if (result.interrupted) {
+      process.stderr.write(
+        `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
+      );
+      process.exitCode = interrupt.exitCode ?? 130;
+    }
+  });
 }
