@@ -1,14 +1,14 @@
 /**
  * A module agent (`--agent ./test/honest/support/slow-cautious.ts`): device-support's known-good
  * `cautious` policy, answering each act() after a short real delay ($PROVING_TEST_ACT_DELAY_MS, default
- * 2 ms), so a run of a hundred trials takes a few seconds and can be killed in the middle.
+ * 8 ms), so a run of a hundred trials takes a few seconds and can be killed in the middle.
  * Deterministic: the delay changes no action.
  */
 import type { Agent } from "../../../src/core/contracts.ts";
 import { DEVICE_SUPPORT_POLICIES } from "../../../src/worlds/device-support/policies.ts";
 
 const inner = DEVICE_SUPPORT_POLICIES.cautious;
-const delayMs = Number(process.env.PROVING_TEST_ACT_DELAY_MS ?? 2);
+const delayMs = Number(process.env.PROVING_TEST_ACT_DELAY_MS ?? 8);
 
 const agent: Agent = {
   id: "slow-cautious",
