@@ -101,8 +101,12 @@ async function rawWrite(file: string, records: TrialRecord[]): Promise<Run> {
   }
 }
 
-/** `Store.saveTrials`, one call (one transaction) per batch. */
-async function storeWrite(file: string, records: TrialRecord[]): Promise<Run> {
+/** Opens a store on `file` with the records' experiment created, times `write` against it, closes it. */
+async function timedOnStore(
+  file: string,
+  records: TrialRecord[],
+  write: (store: Awaited<ReturnType<typeof openStore>>) => Promise<void>,
+): Promise<Run> {
   const store = await openStore(file);
   try {
     await store.createExperiment({
@@ -110,31 +114,26 @@ async function storeWrite(file: string, records: TrialRecord[]): Promise<Run> {
       config: {},
       createdAt: "2026-01-01T00:00:00Z",
     });
-    return await timed(async () => {
-      for (let i = 0; i < records.length; i += BATCH) await store.saveTrials(records.slice(i, i + BATCH));
-    });
+    return await timed(() => write(store));
   } finally {
     await store.close();
   }
 }
 
+/** `Store.saveTrials`, one call (one transaction) per batch. */
+function storeWrite(file: string, records: TrialRecord[]): Promise<Run> {
+  return timedOnStore(file, records, async (store) => {
+    for (let i = 0; i < records.length; i += BATCH) await store.saveTrials(records.slice(i, i + BATCH));
+  });
+}
+
 /** The runner's way: a TrialWriter (batches of 64, saves in the background), one `add` per trial. */
-async function writerWrite(file: string, records: TrialRecord[]): Promise<Run> {
-  const store = await openStore(file);
-  try {
-    await store.createExperiment({
-      id: records[0].spec.experimentId,
-      config: {},
-      createdAt: "2026-01-01T00:00:00Z",
-    });
-    return await timed(async () => {
-      const writer = new TrialWriter(store, { batchSize: BATCH });
-      for (const record of records) writer.add(record);
-      await writer.close();
-    });
-  } finally {
-    await store.close();
-  }
+function writerWrite(file: string, records: TrialRecord[]): Promise<Run> {
+  return timedOnStore(file, records, async (store) => {
+    const writer = new TrialWriter(store, { batchSize: BATCH });
+    for (const record of records) writer.add(record);
+    await writer.close();
+  });
 }
 
 export async function benchStore(opts: BenchOptions = {}): Promise<BenchReport> {
