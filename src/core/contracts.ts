@@ -163,6 +163,62 @@ export interface ResetOptions {
   episodeId?: string;
 }
 
+/**
+ * Read-only inspection of an environment's state: what the runner's isolation checks and harness
+ * rules read. A world that keeps its state in this process offers it; a remote one may not.
+ */
+export interface Inspection {
+  /** Read-only, data-only view of the current state (for harness rules). Do not mutate. */
+  view(): Readonly<JsonObject>;
+  /** Hash of the world state (not of the episode bookkeeping); equal after reset for equal (task, seed). */
+  stateHash(): string;
+  /** Background jobs not yet fired. */
+  pendingJobs(): readonly Job[];
+  /** Jobs that fired although their episode had ended or belonged to another episode (a leak). */
+  leakedJobs(): number;
+}
+
+/**
+ * Tells the world what the agent actually received for the last step, when a layer changed it, so
+ * evidence-aware checks judge what the agent saw. Layers forward it inward.
+ */
+export interface Delivery {
+  delivered(observation: Observation): void;
+}
+
+/**
+ * Virtual-time control a world may offer to harness layers: let time pass as if a call took longer,
+ * and move a pending background job later. Layers forward both inward.
+ */
+export interface TimeControl {
+  elapse(seconds: number): void;
+  /** Moves a pending job `seconds` later; returns its new id, or undefined when it is not pending. */
+  deferJob(id: number, seconds: number): number | undefined;
+}
+
+/** A step a Setup layer replayed after reset: in the trace, marked `info.setup`, not an agent step. */
+export interface ReplayedStep extends StepResult {
+  action: Action;
+}
+
+/** Steps replayed after reset before the agent's first action (Setup layers). */
+export interface SetupSteps {
+  /** The steps replayed in the current episode, innermost layer first. */
+  setupSteps(): ReplayedStep[];
+}
+
+/**
+ * What an environment offers beyond the required core, declared by the environment itself (never
+ * found by probing for methods). An absent capability is one the environment does not have: the
+ * runner then reports the checks that need it as not checkable instead of passing them vacuously.
+ */
+export interface EnvironmentCapabilities {
+  readonly inspection?: Inspection;
+  readonly delivery?: Delivery;
+  readonly timeControl?: TimeControl;
+  readonly setup?: SetupSteps;
+}
+
 /** What an agent acts on. A harness layer is one too. */
 export interface Environment {
   readonly spec: EnvSpec;
@@ -173,19 +229,8 @@ export interface Environment {
   evaluate(): Verdict;
   /** Data only: no sockets, timers or handles. Restore with the registered factory. */
   saveState(): JsonValue;
-  /**
-   * Tells the world what the agent actually received for the last step, when a layer changed it,
-   * so evidence-aware checks judge what the agent saw. Layers forward it inward.
-   */
-  delivered(observation: Observation): void;
-  /** Read-only, data-only view of the current state (for harness rules). Do not mutate. */
-  view(): Readonly<JsonObject>;
-  /** Hash of the world state (not of the episode bookkeeping); equal after reset for equal (task, seed). */
-  stateHash(): string;
-  /** Background jobs not yet fired. */
-  pendingJobs(): readonly Job[];
-  /** Jobs that fired although their episode had ended or belonged to another episode (a leak). */
-  leakedJobs(): number;
+  /** The optional capabilities this environment declares. */
+  readonly capabilities: EnvironmentCapabilities;
 }
 
 // ---------------------------------------------------------------- agents
@@ -295,6 +340,19 @@ export interface TrialStats {
   costUsd: number;
 }
 
+/**
+ * How one of the runner's isolation checks went: `not_checkable` when the environment declares no
+ * inspection (a remote world), never a silent pass.
+ */
+export type IsolationCheck = "passed" | "failed" | "not_checkable";
+
+export interface TrialIsolation {
+  /** Reset left a clean start: no foreign jobs, the state of a fresh instance and of earlier trials of the task. */
+  cleanStart: IsolationCheck;
+  /** Nothing touched the world after its episode ended, and no job of another episode fired. */
+  afterEnd: IsolationCheck;
+}
+
 export interface TrialRecord {
   schemaVersion: 1;
   spec: TrialSpec;
@@ -308,6 +366,8 @@ export interface TrialRecord {
   stats: TrialStats;
   /** Hash of the deterministic part of the trajectory (actions, observations, verdict). */
   trajectoryHash: string;
+  /** The isolation checks (absent in records written before they were recorded, and for unrun trials). */
+  isolation?: TrialIsolation;
   startedAt: string;
   finishedAt: string;
 }

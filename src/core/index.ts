@@ -1,3 +1,4 @@
+export { inspectionOf } from "./capabilities.ts";
 export { VirtualClock } from "./clock.ts";
 export type {
   Action,
@@ -8,12 +9,18 @@ export type {
   AgentSession,
   Budget,
   Check,
+  Delivery,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
   EpisodeInfo,
+  Inspection,
+  IsolationCheck,
   Observation,
   Outcome,
+  ReplayedStep,
   ResetOptions,
+  SetupSteps,
   Split,
   StepInfo,
   StepRecord,
@@ -22,10 +29,12 @@ export type {
   TaskGenerator,
   TaskObservation,
   TaskRequest,
+  TimeControl,
   ToolDescriptor,
   ToolError,
   ToolResult,
   ToolResultObservation,
+  TrialIsolation,
   TrialRecord,
   TrialRecordSummary,
   TrialSpec,
@@ -36,6 +45,7 @@ export type {
 export { OUTCOMES } from "./contracts.ts";
 export type { Effect } from "./effect-log.ts";
 export { EffectLog } from "./effect-log.ts";
+export { bareWorld, type EnvironmentFactory } from "./environment-factory.ts";
 export type { Fault } from "./errors.ts";
 export { errorMessage, ProvingError } from "./errors.ts";
 export {

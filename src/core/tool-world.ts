@@ -1,11 +1,15 @@
 import type {
   Action,
+  Delivery,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
+  Inspection,
   Observation,
   ResetOptions,
   StepResult,
   Task,
+  TimeControl,
   ToolResult,
   Verdict,
 } from "./contracts.ts";
@@ -168,8 +172,10 @@ function taskText(task: Task): CanonicalText {
  * due jobs fire (a job of another episode is counted as a leak, never run). It also offers virtual
  * time control to harness layers (`elapse`, `deferJob`).
  */
-export class ToolWorld<S extends ToolWorldState> implements Environment {
+export class ToolWorld<S extends ToolWorldState> implements Environment, Inspection, Delivery, TimeControl {
   readonly spec: EnvSpec;
+  /** State, jobs and time live in this process: a tool world offers inspection, deliveries and time control. */
+  readonly capabilities: EnvironmentCapabilities = { inspection: this, delivery: this, timeControl: this };
   private readonly toolsByName: ReadonlyMap<string, WorldTools<S>[number]>;
   private s: S | undefined;
   private scheduler = new Scheduler();

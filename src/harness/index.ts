@@ -51,6 +51,4 @@ export {
   variantSeparation,
 } from "./separation.ts";
 export { SETUP_REPLAY_ID, SetupLayer, type SetupParams } from "./setup-layer.ts";
-export { type ReplayedStep, replayedSteps } from "./setup-steps.ts";
-export { type TimeControl, timeControlOf } from "./time-control.ts";
 export { type LayerSpec, readVariant, type VariantSpec, variantId, variantLabel } from "./variant.ts";

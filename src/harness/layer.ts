@@ -1,18 +1,23 @@
+import { inspectionOf } from "../core/capabilities.ts";
 import type {
   Action,
+  Delivery,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
+  Inspection,
   Observation,
+  ReplayedStep,
   ResetOptions,
+  SetupSteps,
   StepResult,
+  TimeControl,
   Verdict,
 } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { SavedEnvironment } from "../core/registry.ts";
 import type { Job } from "../core/scheduler.ts";
-import { type ReplayedStep, replayedSteps } from "./setup-steps.ts";
-import { type TimeControl, timeControlOf } from "./time-control.ts";
 
 /** Registered factory type of a saved stack (`{env, layers}`). */
 export const HARNESS_STACK_TYPE = "harness.stack@1";
@@ -47,9 +52,14 @@ export function saveEnvironment(env: Environment): SavedEnvironment {
  * `evaluate()` reaches the base world's frozen verifier through the inner environment. Setup and
  * Rule layers never override it; only a Link combines the verdicts of its two worlds (an AND).
  */
-export abstract class Layer implements Environment {
+export abstract class Layer implements Environment, Inspection, Delivery, TimeControl, SetupSteps {
   /** Set on the outermost layer of a built variant: its id is the variant id. */
   variantId: string | undefined;
+  /**
+   * A layer always takes deliveries and reports setup steps; it offers inspection and time control
+   * exactly when the environment it wraps does (it forwards them inward).
+   */
+  readonly capabilities: EnvironmentCapabilities;
   /** The last observation the agent received through this layer. */
   protected last: Observation | undefined;
   /** Whether the inner environment saw the last call (a blocked call does not reach it). */
@@ -58,7 +68,15 @@ export abstract class Layer implements Environment {
   constructor(
     readonly inner: Environment,
     readonly info: LayerInfo,
-  ) {}
+  ) {
+    const inside = inner.capabilities;
+    this.capabilities = {
+      delivery: this,
+      setup: this,
+      ...(inside.inspection ? { inspection: this } : {}),
+      ...(inside.timeControl ? { timeControl: this } : {}),
+    };
+  }
 
   get spec(): EnvSpec {
     const inner = this.inner.spec;
@@ -100,18 +118,27 @@ export abstract class Layer implements Environment {
   delivered(observation: Observation): void {
     this.last = structuredClone(observation);
     this.onDelivered(observation);
-    if (this.lastReachedInner) this.inner.delivered(observation);
+    if (this.lastReachedInner) this.inner.capabilities.delivery?.delivered(observation);
   }
 
   /** A layer that keeps a history updates it here when an outer layer changed what the agent got. */
   protected onDelivered(_observation: Observation): void {}
 
+  /** The inner environment's inspection; only called when this layer declared inspection. */
+  protected innerInspection(): Inspection {
+    return inspectionOf(this.inner);
+  }
+
   view(): Readonly<JsonObject> {
-    return this.inner.view();
+    return this.innerInspection().view();
   }
 
   stateHash(): string {
-    return hashJson({ inner: this.inner.stateHash(), layer: this.info.id, state: this.hashedState() });
+    return hashJson({
+      inner: this.innerInspection().stateHash(),
+      layer: this.info.id,
+      state: this.hashedState(),
+    });
   }
 
   /** The part of the layer's state that decides what it does next (default: all of it). */
@@ -120,40 +147,37 @@ export abstract class Layer implements Environment {
   }
 
   pendingJobs(): readonly Job[] {
-    return this.inner.pendingJobs();
+    return this.innerInspection().pendingJobs();
   }
 
   leakedJobs(): number {
-    return this.inner.leakedJobs();
+    return this.innerInspection().leakedJobs();
   }
 
   /** Setup steps of inner Setup layers (a Setup layer adds its own). */
   setupSteps(): ReplayedStep[] {
-    return replayedSteps(this.inner);
+    return this.inner.capabilities.setup?.setupSteps() ?? [];
   }
 
   // ---- time control, forwarded inward when the base world offers it
 
-  hasTimeControl(): boolean {
-    return timeControlOf(this.inner) !== undefined;
-  }
-
   elapse(seconds: number): void {
-    timeControlOf(this.inner)?.elapse(seconds);
+    this.timeControl()?.elapse(seconds);
   }
 
   deferJob(id: number, seconds: number): number | undefined {
-    return timeControlOf(this.inner)?.deferJob(id, seconds);
+    return this.timeControl()?.deferJob(id, seconds);
   }
 
+  /** The time control of the environment this layer currently plays (the inner one by default). */
   protected timeControl(): TimeControl | undefined {
-    return timeControlOf(this.inner);
+    return this.inner.capabilities.timeControl;
   }
 
   /** Virtual now of the inner environment (its view's `now`, else the last observation's). */
   protected now(): number {
-    const v = this.inner.view() as JsonObject;
-    if (typeof v.now === "number") return v.now;
+    const v = this.inner.capabilities.inspection?.view();
+    if (typeof v?.now === "number") return v.now;
     const o = this.last ?? this.inner.observe();
     return o.kind === "tool_result" ? o.now : 0;
   }

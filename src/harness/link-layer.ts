@@ -15,7 +15,6 @@ import type { Job } from "../core/scheduler.ts";
 import { combineVerdicts } from "./combine-verdicts.ts";
 import { Layer, saveEnvironment } from "./layer.ts";
 import type { Restore } from "./rule-layer.ts";
-import { timeControlOf } from "./time-control.ts";
 
 export const LINK_ID = "link@1";
 
@@ -152,7 +151,7 @@ export class LinkLayer extends Layer {
       stepsA: this.s.stepsA,
       offset: this.s.offset,
       taskB: this.s.taskB?.id ?? null,
-      b: this.envB ? this.envB.stateHash() : null,
+      b: this.envB ? (this.envB.capabilities.inspection?.stateHash() ?? null) : null,
       missing: this.s.missing,
     };
   }
@@ -191,7 +190,7 @@ export class LinkLayer extends Layer {
     if (!r.terminated) return r;
     // A is over: hand off to B
     const taskA = this.s.taskA!;
-    const handed = this.deps.handoff.take({ task: taskA, view: cloneJson(this.inner.view()) });
+    const handed = this.deps.handoff.take({ task: taskA, view: cloneJson(this.innerInspection().view()) });
     if (!handed.ok) {
       this.s.stage = "done";
       this.s.missing = `hand-off ${this.deps.handoff.id}: ${handed.reason}`;
@@ -254,8 +253,7 @@ export class LinkLayer extends Layer {
 
   override delivered(observation: Observation): void {
     this.last = cloneJson(observation);
-    if (this.envB) this.envB.delivered(observation);
-    else this.inner.delivered(observation);
+    (this.envB ?? this.inner).capabilities.delivery?.delivered(observation);
   }
 
   /** A.passed AND B.passed; both verifiers' checks and violations (B's steps offset by A's calls). */
@@ -274,32 +272,24 @@ export class LinkLayer extends Layer {
   }
 
   override view(): Readonly<JsonObject> {
-    if (!this.envB) return this.inner.view();
-    const v = this.envB.view() as JsonObject;
+    const b = this.envB?.capabilities.inspection;
+    if (!b) return this.innerInspection().view();
+    const v = b.view() as JsonObject;
     return { ...v, now: (typeof v.now === "number" ? v.now : 0) + this.s.offset, link_stage: this.s.stage };
   }
 
   override pendingJobs(): readonly Job[] {
-    return this.envB ? [...this.inner.pendingJobs(), ...this.envB.pendingJobs()] : this.inner.pendingJobs();
+    const a = this.innerInspection().pendingJobs();
+    const b = this.envB?.capabilities.inspection;
+    return b ? [...a, ...b.pendingJobs()] : a;
   }
 
   override leakedJobs(): number {
-    return this.inner.leakedJobs() + (this.envB?.leakedJobs() ?? 0);
+    return this.innerInspection().leakedJobs() + (this.envB?.capabilities.inspection?.leakedJobs() ?? 0);
   }
 
-  override hasTimeControl(): boolean {
-    return timeControlOf(this.envB ?? this.inner) !== undefined;
-  }
-
-  override elapse(seconds: number): void {
-    timeControlOf(this.envB ?? this.inner)?.elapse(seconds);
-  }
-
-  override deferJob(id: number, seconds: number): number | undefined {
-    return timeControlOf(this.envB ?? this.inner)?.deferJob(id, seconds);
-  }
-
-  override stateHash(): string {
-    return hashJson({ inner: this.inner.stateHash(), layer: this.info.id, state: this.hashedState() });
+  /** Time control of the part being played (B once it started). */
+  protected override timeControl() {
+    return (this.envB ?? this.inner).capabilities.timeControl;
   }
 }

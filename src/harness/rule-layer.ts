@@ -50,6 +50,11 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 export class RuleLayer extends Layer {
   private s: RuleLayerState = { history: [], snapshots: [], deferred: [], tools: null };
 
+  /** The inner environment's view, or an empty one when it offers no inspection. */
+  private innerView(): Readonly<JsonObject> {
+    return this.inner.capabilities.inspection?.view() ?? {};
+  }
+
   constructor(
     inner: Environment,
     readonly rule: Rule,
@@ -57,7 +62,7 @@ export class RuleLayer extends Layer {
   ) {
     super(inner, { kind: "rule", id: rule.id, params: cloneJson(rule.params) as JsonObject });
     const d = rule.directives;
-    if ((d?.latency || d?.deferJobs) && !this.hasTimeControl()) {
+    if ((d?.latency || d?.deferJobs) && !this.capabilities.timeControl) {
       throw configError(
         "capability_missing",
         `${rule.id} needs virtual-time control (elapse/deferJob), which ${inner.spec.world} does not offer`,
@@ -137,7 +142,7 @@ export class RuleLayer extends Layer {
     if (this.rule.filterObservation) {
       const out = this.rule.filterObservation(
         frozenCopy(obs),
-        this.state(() => this.inner.view(), this.now(), undefined),
+        this.state(() => this.innerView(), this.now(), undefined),
       );
       if (!same(out, obs)) {
         obs = cloneJson(out);
@@ -158,7 +163,7 @@ export class RuleLayer extends Layer {
       if (matchesTool(d.shadow.tools, action?.tool))
         shadow = await this.shadowAt(action, t - d.shadow.secondsAgo);
     }
-    const view = () => this.inner.view();
+    const view = () => this.innerView();
     let fired = false;
     let blockedHere = false;
     let result: StepResult;
@@ -221,7 +226,7 @@ export class RuleLayer extends Layer {
     if (innerObservation && !same(result.observation, innerObservation)) fired = true;
     this.lastReachedInner = !blockedHere;
     if (innerObservation && fired && !same(result.observation, innerObservation))
-      this.inner.delivered(result.observation);
+      this.inner.capabilities.delivery?.delivered(result.observation);
     if (result.terminated) {
       // judged after the world was told what the agent received
       result = { ...result, info: { ...result.info, verdict: this.inner.evaluate() } };
@@ -283,7 +288,7 @@ export class RuleLayer extends Layer {
     if (!d) return;
     const tc = this.timeControl()!;
     const done = new Set(this.s.deferred);
-    for (const job of [...this.inner.pendingJobs()]) {
+    for (const job of [...this.innerInspection().pendingJobs()]) {
       if (done.has(job.id)) continue;
       if (d.kinds && d.kinds.length > 0 && !d.kinds.includes(job.kind)) continue;
       const moved = tc.deferJob(job.id, d.seconds);

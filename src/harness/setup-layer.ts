@@ -1,8 +1,14 @@
-import type { Action, Environment, Observation, ResetOptions, StepResult } from "../core/contracts.ts";
+import type {
+  Action,
+  Environment,
+  Observation,
+  ReplayedStep,
+  ResetOptions,
+  StepResult,
+} from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
 import { cloneJson, type JsonObject, type JsonValue } from "../core/json.ts";
 import { Layer } from "./layer.ts";
-import type { ReplayedStep } from "./setup-steps.ts";
 
 export const SETUP_REPLAY_ID = "setup.replay@1";
 

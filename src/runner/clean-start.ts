@@ -1,7 +1,8 @@
-import type { Environment, Task, TrialSpec } from "../core/contracts.ts";
+import { inspectionOf } from "../core/capabilities.ts";
+import type { Inspection, Task, TrialSpec } from "../core/contracts.ts";
+import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import type { EpisodeEnd } from "./env-pool.ts";
-import type { EnvironmentFactory } from "./trial.ts";
 
 /** Episode id the cross-trial probe resets with, so probes of equal (task, seed) are comparable. */
 export const PROBE_EPISODE = "proving.probe";
@@ -18,7 +19,8 @@ export interface StartCheck {
   spec: TrialSpec;
   world: WorldDefinition;
   task: Task;
-  env: Environment;
+  /** The trial's environment, as it declared it can be inspected (a check needs it). */
+  env: Inspection;
   episodeId: string;
   makeEnv: EnvironmentFactory;
   /** Compare with a freshly built instance reset the same way. */
@@ -53,7 +55,7 @@ export async function startProblem(c: StartCheck): Promise<string | undefined> {
   if (c.reference) {
     const reference = c.makeEnv(c.spec, c.world);
     await c.guard(reference.reset({ task: c.task, seed: c.spec.seed, episodeId: c.episodeId }), "reset()");
-    if (reference.stateHash() !== c.env.stateHash()) {
+    if (inspectionOf(reference).stateHash() !== c.env.stateHash()) {
       return c.previous
         ? `start state differs from a freshly built instance: reset left state behind from episode ${c.previous.episodeId}`
         : "start state differs from a freshly built instance (reset left state behind)";
@@ -81,7 +83,7 @@ async function probe(c: Omit<StartCheck, "env">): Promise<{ key: string; hash: s
     c.task.generator.contentHash,
     c.spec.seed,
   ].join("\u0000");
-  return { key, hash: instance.stateHash() };
+  return { key, hash: inspectionOf(instance).stateHash() };
 }
 
 /**
@@ -100,7 +102,7 @@ export async function endProblem(c: Omit<StartCheck, "env">): Promise<string | u
 }
 
 /** Reads a state hash, or `undefined` when the world cannot give one (it crashed). */
-export function safeStateHash(env: Environment): string | undefined {
+export function safeStateHash(env: Inspection): string | undefined {
   try {
     return env.stateHash();
   } catch {
@@ -108,7 +110,7 @@ export function safeStateHash(env: Environment): string | undefined {
   }
 }
 
-function safeLeaked(env: Environment): number | undefined {
+function safeLeaked(env: Inspection): number | undefined {
   try {
     return env.leakedJobs();
   } catch {
@@ -130,7 +132,7 @@ export interface AfterEpisode {
  * After an episode ends nothing may touch its world: waits one timer turn and checks the state hash
  * and the leaked-job count did not move (a callback or job that fires after its episode is reported).
  */
-export async function afterEpisode(env: Environment, wait: boolean): Promise<AfterEpisode> {
+export async function afterEpisode(env: Inspection, wait: boolean): Promise<AfterEpisode> {
   const endHash = safeStateHash(env);
   if (endHash === undefined || !wait) return endHash === undefined ? {} : { endHash };
   const leaked = safeLeaked(env);

@@ -1,6 +1,6 @@
 import type { Environment, TrialSpec } from "../core/contracts.ts";
+import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { WorldDefinition } from "../core/registry.ts";
-import type { EnvironmentFactory } from "./trial.ts";
 
 /** What an instance looked like when its last episode ended, so its next user can tell if it moved since. */
 export interface EpisodeEnd {

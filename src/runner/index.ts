@@ -15,5 +15,5 @@ export type { ExperimentResult, Progress, RunOptions } from "./run.ts";
 export { resolveAgents, runExperiment } from "./run.ts";
 export type { SelftestResult } from "./selftest.ts";
 export { runSelftest } from "./selftest.ts";
-export type { EnvironmentFactory, TrialDeps } from "./trial.ts";
+export type { TrialDeps } from "./trial.ts";
 export { runTrial, trajectoryHash } from "./trial.ts";

@@ -1,10 +1,9 @@
 import type { Environment, Observation, StepResult, TrialRecord } from "../core/contracts.ts";
+import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, errorMessage } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { Registry } from "../core/registry.ts";
-import { replayedSteps } from "../harness/setup-steps.ts";
-import { bareWorld, type EnvironmentFactory } from "./trial.ts";
 
 /** Where a replay first differs from the record. */
 export interface ReplayDivergence {
@@ -104,7 +103,7 @@ export async function replayTrial(record: TrialRecord, opts: ReplayOptions): Pro
     });
   }
   // steps a Setup layer replayed during reset come back from reset itself; compare, do not re-send them
-  const setup = replayedSteps(env);
+  const setup = env.capabilities.setup?.setupSteps() ?? [];
   let last: StepResult | undefined;
   for (const [i, step] of record.steps.entries()) {
     if (step.setup) {

@@ -1,6 +1,7 @@
 import os from "node:os";
 import { type ResolvedAgent, resolveAgent } from "../agents/resolve.ts";
 import type { Agent, AgentRef, Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
+import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, errorMessage } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -12,7 +13,7 @@ import type { StartStates } from "./clean-start.ts";
 import { EnvironmentPool } from "./env-pool.ts";
 import type { ExperimentConfig } from "./experiment.ts";
 import { expandManifest, type PlannedVariant } from "./manifest.ts";
-import { bareWorld, type EnvironmentFactory, runTrial, unranRecord } from "./trial.ts";
+import { runTrial, unranRecord } from "./trial.ts";
 
 export interface Progress {
   planned: number;

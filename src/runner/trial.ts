@@ -5,6 +5,7 @@ import type {
   AgentAction,
   AgentSession,
   Environment,
+  IsolationCheck,
   Observation,
   Outcome,
   StepRecord,
@@ -14,17 +15,12 @@ import type {
   TrialStats,
   Verdict,
 } from "../core/contracts.ts";
+import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import { hashJson } from "../core/hash.ts";
 import type { WorldDefinition } from "../core/registry.ts";
-import { replayedSteps } from "../harness/setup-steps.ts";
 import { afterEpisode, endProblem, type StartStates, safeStateHash, startProblem } from "./clean-start.ts";
 import type { EnvironmentPool, EpisodeEnd } from "./env-pool.ts";
-
-/** How the runner builds the environment of a trial (the bare world, or a harnessed variant). */
-export type EnvironmentFactory = (spec: TrialSpec, world: WorldDefinition) => Environment;
-
-export const bareWorld: EnvironmentFactory = (_spec, world) => world.create();
 
 export interface TrialDeps {
   world: WorldDefinition;
@@ -210,6 +206,7 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
   let verdict: Verdict | undefined;
   let outcome: Outcome = "failed";
   let reason = "";
+  let cleanStart: IsolationCheck = "not_checkable";
   const makeEnv = deps.environment ?? bareWorld;
   const episodeId = spec.id;
   const wallClock = new Deadline(deadline);
@@ -228,7 +225,8 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
         const acquired = deps.pool.acquire(spec, deps.world);
         env = acquired.env;
         previous = acquired.previous;
-        if (previous) movedSinceEnd = safeStateHash(env) !== previous.endHash;
+        const inspection = env.capabilities.inspection;
+        if (previous && inspection) movedSinceEnd = safeStateHash(inspection) !== previous.endHash;
       } else {
         env = makeEnv(spec, deps.world);
       }
@@ -244,25 +242,29 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
       throw classify(err, "world");
     }
     let dirty: string | undefined;
+    const inspection = env.capabilities.inspection;
     try {
-      dirty = await startProblem({
-        spec,
-        world: deps.world,
-        task,
-        env,
-        episodeId,
-        makeEnv,
-        reference: deps.checkCleanStart !== false,
-        ...(previous ? { previous, movedSinceEnd } : {}),
-        ...(deps.startStates && deps.checkCleanStart !== false ? { startStates: deps.startStates } : {}),
-        guard,
-      });
+      dirty = !inspection
+        ? undefined
+        : await startProblem({
+            spec,
+            world: deps.world,
+            task,
+            env: inspection,
+            episodeId,
+            makeEnv,
+            reference: deps.checkCleanStart !== false,
+            ...(previous ? { previous, movedSinceEnd } : {}),
+            ...(deps.startStates && deps.checkCleanStart !== false ? { startStates: deps.startStates } : {}),
+            guard,
+          });
     } catch (err) {
       throw classify(err, "world");
     }
+    cleanStart = !inspection ? "not_checkable" : dirty === undefined ? "passed" : "failed";
     if (dirty !== undefined) throw new TrialEnd("contaminated", dirty);
     // steps a Setup layer replayed after reset: in the trace, marked setup, not agent steps
-    for (const r of replayedSteps(env)) {
+    for (const r of env.capabilities.setup?.setupSteps() ?? []) {
       steps.push({
         index: steps.length,
         action: r.action,
@@ -391,15 +393,18 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
   }
   wallClock.clear();
   let end: EpisodeEnd | undefined;
-  if (env && initial !== undefined) {
+  const inspection = env?.capabilities.inspection;
+  let afterEnd: IsolationCheck = "not_checkable";
+  if (env && initial !== undefined && inspection) {
     // The episode is over: nothing may touch its world from here on.
-    const after = await afterEpisode(env, deps.checkAfterEnd !== false);
+    const after = await afterEpisode(inspection, deps.checkAfterEnd !== false);
     let leaked = 0;
     try {
-      leaked = env.leakedJobs();
+      leaked = inspection.leakedJobs();
     } catch {
       leaked = 0;
     }
+    afterEnd = leaked > 0 || after.problem ? "failed" : "passed";
     if (outcome !== "contaminated") {
       if (leaked > 0) {
         outcome = "contaminated";
@@ -424,6 +429,7 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
         if (escaped) {
           outcome = "contaminated";
           reason = escaped;
+          afterEnd = "failed";
         }
       } catch {
         // the start check built the same probe without trouble; a failure here changes nothing recorded
@@ -462,6 +468,7 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
     steps,
     stats,
     trajectoryHash: trajectoryHash(initial, steps, outcome, verdict),
+    ...(initial !== undefined ? { isolation: { cleanStart, afterEnd } } : {}),
     startedAt,
     finishedAt: new Date().toISOString(),
   };

@@ -131,7 +131,7 @@ export class Episode {
     try {
       env = this.target.create();
       observation = await env.reset({ task, seed, episodeId });
-      stateHash = env.stateHash();
+      stateHash = env.capabilities.inspection?.stateHash() ?? "";
     } catch (err) {
       this.env = undefined;
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);

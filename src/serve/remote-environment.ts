@@ -1,6 +1,7 @@
 import type {
   Action,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
   Observation,
   ResetOptions,
@@ -10,11 +11,11 @@ import type {
   TrialSpec,
   Verdict,
 } from "../core/contracts.ts";
+import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import type { Job } from "../core/scheduler.ts";
-import type { EnvironmentFactory } from "../runner/trial.ts";
 import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient } from "./client.ts";
 import type { ResetParams, StepEnvelope } from "./protocol.ts";
 
@@ -41,6 +42,11 @@ export interface RemoteEnvironmentOptions extends ClientOptions {
  */
 export class RemoteEnvironment implements Environment {
   readonly spec: EnvSpec;
+  /**
+   * None: the state, its jobs and its clock live on the server, and layers run there. The runner
+   * reports the clean-start and after-episode checks of a remote trial as not checkable.
+   */
+  readonly capabilities: EnvironmentCapabilities = {};
   private session: WsEpisodeClient | undefined;
   private resetParams: ResetParams | undefined;
   private last: Observation | undefined;
@@ -165,26 +171,6 @@ export class RemoteEnvironment implements Environment {
 
   saveState(): JsonValue {
     return { remote: this.url, episode_id: this.episodeId ?? null, steps: this.steps };
-  }
-
-  delivered(_observation: Observation): void {
-    // layers run on the server; nothing to forward
-  }
-
-  view(): Readonly<JsonObject> {
-    return { now: this.info.now };
-  }
-
-  stateHash(): string {
-    return this.hash;
-  }
-
-  pendingJobs(): readonly Job[] {
-    return [];
-  }
-
-  leakedJobs(): number {
-    return typeof this.info.leaked_jobs === "number" ? this.info.leaked_jobs : 0;
   }
 
   /** Closes the remote session (idempotent). */

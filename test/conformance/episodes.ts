@@ -3,6 +3,7 @@
  * fixed action list against an environment, and seeded random walks whose arguments come from each
  * tool's JSON Schema (strings drawn from ids the episode has shown, so calls reach real entities).
  */
+import { inspectionOf } from "../../src/core/capabilities.ts";
 import type {
   Action,
   Environment,
@@ -161,5 +162,7 @@ export function rngFor(purpose: string, cell: Cell): Rng {
 
 /** Jobs compared by what they do, not by their ids. */
 export function jobsView(env: Environment): JsonValue {
-  return env.pendingJobs().map((j) => ({ due: j.due, kind: j.kind, data: j.data, owner: j.owner }));
+  return inspectionOf(env)
+    .pendingJobs()
+    .map((j) => ({ due: j.due, kind: j.kind, data: j.data, owner: j.owner }));
 }

@@ -21,9 +21,11 @@
  * - policies: `world.knownGood` passes every family × difficulty × seed; each policy of
  *   `world.expectedFailures` fails its families (with one of the expected violation codes when listed).
  */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { z } from "zod";
+import { inspectionOf } from "../../src/core/capabilities.ts";
 import type { Action, Environment, ToolResult } from "../../src/core/contracts.ts";
 import { hashJson } from "../../src/core/hash.ts";
 import type { Registry, WorldDefinition } from "../../src/core/registry.ts";
@@ -258,7 +260,7 @@ export function conformanceSuite(world: WorldDefinition, opts: ConformanceOption
           let cut = Math.floor(actions.length / 2);
           for (let k = 0; k < actions.length - 1; k++) {
             await probe.step(structuredClone(actions[k]));
-            if (probe.pendingJobs().length > 0) {
+            if (inspectionOf(probe).pendingJobs().length > 0) {
               cut = k + 1;
               break;
             }
@@ -269,21 +271,23 @@ export function conformanceSuite(world: WorldDefinition, opts: ConformanceOption
             const used = world.create();
             await used.reset({ task, seed: cell.seed, episodeId: "old" });
             await stepAll(used, actions.slice(0, cut));
-            if (used.pendingJobs().length > 0) midEpisodeJobs++;
+            if (inspectionOf(used).pendingJobs().length > 0) midEpisodeJobs++;
             const targetTask = taskOf(world, target);
             const o1 = await used.reset({ task: targetTask, seed: target.seed, episodeId: "new" });
             const fresh = world.create();
             const o2 = await fresh.reset({ task: targetTask, seed: target.seed, episodeId: "new" });
-            const stale = used.pendingJobs().filter((j) => j.owner !== "new");
+            const stale = inspectionOf(used)
+              .pendingJobs()
+              .filter((j) => j.owner !== "new");
             assert.deepEqual(stale, [], `${where}: jobs of the old episode survive reset`);
             assert.equal(
-              used.stateHash(),
-              fresh.stateHash(),
+              inspectionOf(used).stateHash(),
+              inspectionOf(fresh).stateHash(),
               `${where}: state hash differs from a fresh instance`,
             );
             assert.deepStrictEqual(jobsView(used), jobsView(fresh), `${where}: pending jobs differ`);
             assert.deepStrictEqual(o1, o2, `${where}: reset observations differ`);
-            assert.equal(used.leakedJobs(), 0, `${where}: leaked jobs`);
+            assert.equal(inspectionOf(used).leakedJobs(), 0, `${where}: leaked jobs`);
             const next = (await runPolicy(world, world.knownGood, target, maxSteps)).steps.map(
               (s) => s.action,
             );
@@ -295,7 +299,11 @@ export function conformanceSuite(world: WorldDefinition, opts: ConformanceOption
               `${where}: the next episode differs`,
             );
             assert.deepStrictEqual(used.evaluate(), fresh.evaluate(), `${where}: verdicts differ`);
-            assert.equal(used.leakedJobs(), 0, `${where}: a job of the old episode fired in the new one`);
+            assert.equal(
+              inspectionOf(used).leakedJobs(),
+              0,
+              `${where}: a job of the old episode fired in the new one`,
+            );
           }
         }
       });
@@ -380,7 +388,11 @@ async function checkRestoreAt(
   assert.deepStrictEqual(wire, saved, `${where}: the saved state is not plain JSON data`);
   const restored = registry.restore(wire);
   assert.equal(restored.spec.id, original.spec.id, `${where}: restored another world`);
-  assert.equal(restored.stateHash(), original.stateHash(), `${where}: state hash differs after restore`);
+  assert.equal(
+    inspectionOf(restored).stateHash(),
+    inspectionOf(original).stateHash(),
+    `${where}: state hash differs after restore`,
+  );
   assert.deepStrictEqual(
     jobsView(restored),
     jobsView(original),
@@ -392,7 +404,11 @@ async function checkRestoreAt(
   const b = await stepAll(restored, rest);
   assert.deepStrictEqual(b.map(stepDigest), a.map(stepDigest), `${where}: remaining results differ`);
   assert.deepStrictEqual(restored.evaluate(), original.evaluate(), `${where}: verdicts differ`);
-  assert.equal(restored.stateHash(), original.stateHash(), `${where}: final state hash differs`);
+  assert.equal(
+    inspectionOf(restored).stateHash(),
+    inspectionOf(original).stateHash(),
+    `${where}: final state hash differs`,
+  );
   assert.equal(
     hashJson(saved),
     frozen,

@@ -1,6 +1,8 @@
 /** The fault library: every fault is a rule with params, each tested on a world. */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { inspectionOf } from "../../src/core/capabilities.ts";
 import type { ToolResult } from "../../src/core/contracts.ts";
 import type { JsonObject } from "../../src/core/json.ts";
 import { FAULT_RULES } from "../../src/harness/faults/index.ts";
@@ -50,14 +52,14 @@ describe("fault rules", () => {
       ok: false,
       error: { code: "timeout", message: "the request timed out", retryable: true },
     });
-    assert.equal((env.view().refunds as unknown[]).length, 1, "it committed");
+    assert.equal((inspectionOf(env).view().refunds as unknown[]).length, 1, "it committed");
     const r2 = await call(env, "issue_refund", { ...args, idempotency_key: "k" });
     assert.equal(
       r2.ok,
       true,
       "the second reply is not lost (times: 1), and the same key commits nothing new",
     );
-    assert.equal((env.view().refunds as unknown[]).length, 1);
+    assert.equal((inspectionOf(env).view().refunds as unknown[]).length, 1);
     const failed = await call(env, "issue_refund", { ...args, amount: 10 ** 9, idempotency_key: "k2" });
     assert.equal(errCode(failed), "invalid_argument", "a failed call is never turned into a timeout");
   });
@@ -83,13 +85,13 @@ describe("fault rules", () => {
     await call(env, "wait", { seconds: 3600 });
     const timedOut = await call(env, "create_replacement", args);
     assert.equal(errCode(timedOut), "timeout");
-    assert.equal((env.view().replacements as unknown[]).length, 0, "nothing committed");
+    assert.equal((inspectionOf(env).view().replacements as unknown[]).length, 0, "nothing committed");
     assert.ok(
       !worldTrace(env).some((e) => e.tool === "create_replacement" && errCode(e.result) === "timeout"),
     );
     const retry = await call(env, "create_replacement", args);
     assert.equal(retry.ok, true);
-    assert.equal((env.view().replacements as unknown[]).length, 1);
+    assert.equal((inspectionOf(env).view().replacements as unknown[]).length, 1);
   });
 
   test("rate-limit: beyond `limit` calls per window a 429-like rate_limited with retry_after", async () => {
@@ -146,7 +148,10 @@ describe("fault rules", () => {
     const orderId = String(ctx.order_id);
     assert.equal(((await call(env, "get_shipment", { order_id: orderId })) as JsonObject).shipment, null);
     await call(env, "wait", { seconds: 300 });
-    assert.equal((env.view().orders as JsonObject[]).find((o) => o.order_id === orderId)?.status, "shipped");
+    assert.equal(
+      (inspectionOf(env).view().orders as JsonObject[]).find((o) => o.order_id === orderId)?.status,
+      "shipped",
+    );
     const stale = (await call(env, "get_shipment", { order_id: orderId })) as JsonObject;
     assert.equal(stale.shipment, null, "as of 500 s ago it had not shipped");
     const traced = worldTrace(env).at(-1)!.result as ToolResult & JsonObject;
@@ -162,9 +167,9 @@ describe("fault rules", () => {
     const delayed = variant(OO, { id: "rule.delay-job@1", params: { kinds: ["order.ship"], seconds: 1000 } });
     for (const env of [bare, delayed])
       await start(harness, env, OO, "address-change", 3, 0, { shipDelay: 200 });
-    assert.equal(bare.pendingJobs()[0].due, 200);
-    assert.equal(delayed.pendingJobs()[0].due, 1200);
-    const shipped = (env: typeof bare) => (env.view().shipments as unknown[]).length;
+    assert.equal(inspectionOf(bare).pendingJobs()[0].due, 200);
+    assert.equal(inspectionOf(delayed).pendingJobs()[0].due, 1200);
+    const shipped = (env: typeof bare) => (inspectionOf(env).view().shipments as unknown[]).length;
     const before = [shipped(bare), shipped(delayed)];
     await call(bare, "wait", { seconds: 300 });
     await call(delayed, "wait", { seconds: 300 });
@@ -176,7 +181,7 @@ describe("fault rules", () => {
     const ds = variant(DS, { id: "rule.delay-job@1", params: { kinds: ["approval.decide"], seconds: 1000 } });
     const bareDs = harness.build({ world: DS, layers: [] });
     for (const env of [bareDs, ds]) await start(harness, env, DS, "denied", 2, 0);
-    assert.equal(ds.pendingJobs()[0].due, bareDs.pendingJobs()[0].due + 1000);
+    assert.equal(inspectionOf(ds).pendingJobs()[0].due, inspectionOf(bareDs).pendingJobs()[0].due + 1000);
   });
 
   test("hide-field: the field is gone from what the tool returns (the world still has it)", async () => {
@@ -193,7 +198,7 @@ describe("fault rules", () => {
       assert.equal(a.city, undefined);
       assert.ok(a.address_id);
     }
-    const order = (env.view().orders as JsonObject[]).find((o) => o.order_id === ctx.order_id);
+    const order = (inspectionOf(env).view().orders as JsonObject[]).find((o) => o.order_id === ctx.order_id);
     assert.ok(order?.address_id, "the world's own data is intact");
     const other = (await call(env, "get_shipment", { order_id: String(ctx.order_id) })) as JsonObject;
     assert.equal(other.ok, true, "other tools are untouched");
@@ -230,7 +235,9 @@ describe("fault rules", () => {
       assert.ok(r.observation.kind === "tool_result");
       if (r.observation.kind !== "tool_result") return;
       assert.equal(r.observation.now, r.info.now, "observation and info agree on the time");
-      const order = (env.view().orders as JsonObject[]).find((o) => o.order_id === ctx.order_id);
+      const order = (inspectionOf(env).view().orders as JsonObject[]).find(
+        (o) => o.order_id === ctx.order_id,
+      );
       seen.push({
         now: r.info.now,
         answer: (r.observation.result as ToolResult & JsonObject).shipment,

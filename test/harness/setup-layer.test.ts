@@ -1,9 +1,10 @@
 /** The Setup layer: replayed actions after reset, in the trace marked setup, not agent steps. */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { inspectionOf } from "../../src/core/capabilities.ts";
 import type { Agent, TrialSpec } from "../../src/core/contracts.ts";
 import type { JsonObject } from "../../src/core/json.ts";
-import { replayedSteps } from "../../src/harness/setup-steps.ts";
 import { runTrial } from "../../src/runner/trial.ts";
 import { ORDER_OPS_POLICIES } from "../../src/worlds/order-ops/index.ts";
 import { makeHarness, worldTrace } from "./helpers.ts";
@@ -46,10 +47,11 @@ describe("setup layer", () => {
     assert.equal(disclosed.length, 1);
     assert.equal(disclosed[0].tool, "wait");
     assert.equal(
-      (env.view().orders as JsonObject[]).find((o) => o.order_id === obs.context.order_id)?.status,
+      (inspectionOf(env).view().orders as JsonObject[]).find((o) => o.order_id === obs.context.order_id)
+        ?.status,
       "shipped",
     );
-    const steps = replayedSteps(env);
+    const steps = env.capabilities.setup?.setupSteps() ?? [];
     assert.equal(steps.length, 1);
     assert.equal(steps[0].info.setup, true);
     assert.equal(steps[0].action.tool, "wait");

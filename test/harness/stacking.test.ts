@@ -1,6 +1,8 @@
 /** Stacking: the order of layers is recorded, changes the variant id, and changes what happens. */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { inspectionOf } from "../../src/core/capabilities.ts";
 import type { Environment } from "../../src/core/contracts.ts";
 import type { JsonObject } from "../../src/core/json.ts";
 import type { Layer, StackState } from "../../src/harness/layer.ts";
@@ -59,13 +61,13 @@ describe("stacking order", () => {
       harness.build({ world: "order-ops@1", layers: [timeout, limit] }),
     );
     assert.deepEqual(limitOutside.codes, ["timeout", "rate_limited"]);
-    assert.equal((limitOutside.env.view().refunds as unknown[]).length, 0);
+    assert.equal((inspectionOf(limitOutside.env).view().refunds as unknown[]).length, 0);
     // rate limit inside, timeout outside: call 1 times out before reaching the limit; call 2 commits
     const timeoutOutside = await twoRefundCalls(
       harness.build({ world: "order-ops@1", layers: [limit, timeout] }),
     );
     assert.deepEqual(timeoutOutside.codes, ["timeout", undefined]);
-    assert.equal((timeoutOutside.env.view().refunds as unknown[]).length, 1);
+    assert.equal((inspectionOf(timeoutOutside.env).view().refunds as unknown[]).length, 1);
   });
 
   test("the stack records its order: info.layers (outermost last) and the saved layers (innermost first)", async () => {

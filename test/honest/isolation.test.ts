@@ -3,8 +3,10 @@
  * shared between trials. Each is made to happen on purpose (test/honest/support/leaky-world.ts) and
  * the runner must mark exactly the affected trials `contaminated`, every time.
  */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { inspectionOf } from "../../src/core/capabilities.ts";
 import type { Environment, TrialRecord, TrialSpec } from "../../src/core/contracts.ts";
 import type { Job } from "../../src/core/scheduler.ts";
 import { EnvironmentPool } from "../../src/runner/env-pool.ts";
@@ -68,7 +70,7 @@ describe("per-trial namespace", () => {
         episode = opts.episodeId ?? "";
         episodes.add(episode);
         const obs = await reset(opts);
-        const view = env.pendingJobs();
+        const view = inspectionOf(env).pendingJobs();
         const owner = schedulerViews.get(view);
         if (owner && owner !== env) crossings.push(`${episode}: scheduler shared with another instance`);
         schedulerViews.set(view, env);
@@ -76,7 +78,7 @@ describe("per-trial namespace", () => {
       };
       env.step = async (action) => {
         const result = await step(action);
-        for (const job of env.pendingJobs()) {
+        for (const job of inspectionOf(env).pendingJobs()) {
           if (job.owner !== episode) crossings.push(`${episode}: sees job of ${job.owner}`);
         }
         return result;

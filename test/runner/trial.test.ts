@@ -236,6 +236,28 @@ describe("runTrial outcomes", () => {
     assert.equal(r.verdict?.passed, true);
   });
 
+  test("the isolation checks are recorded: passed on a world that declares inspection", async () => {
+    const r = await run(goodToyAgent);
+    assert.deepStrictEqual(r.isolation, { cleanStart: "passed", afterEnd: "passed" });
+    const dirty = await run(goodToyAgent, {}, { sharedStateLeak: true });
+    assert.equal(dirty.isolation?.cleanStart, "failed");
+  });
+
+  test("an environment without inspection: the checks are not checkable, never a silent pass", async () => {
+    // the toy world, but declaring no capabilities (as a remote world does); even a leaky reset
+    // cannot be caught, and the record says so
+    const blind = (bugs: ToyBugs) => ({
+      ...toyWorld(bugs),
+      create: () => Object.assign(toyWorld(bugs).create(), { capabilities: {} }),
+    });
+    for (const bugs of [{}, { sharedStateLeak: true }]) {
+      const spec = trialSpec({});
+      const r = await runTrial(spec, { world: blind(bugs), agent: goodToyAgent });
+      assert.equal(r.outcome, "passed");
+      assert.deepStrictEqual(r.isolation, { cleanStart: "not_checkable", afterEnd: "not_checkable" });
+    }
+  });
+
   test("a ProvingError of the agent's fault → agent_error; of infrastructure → infra_error", async () => {
     const fault = (f: "agent" | "infrastructure") =>
       agent(() => {

@@ -15,7 +15,9 @@ import type {
   Agent,
   AgentAction,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
+  Inspection,
   Observation,
   ResetOptions,
   StepResult,
@@ -151,8 +153,9 @@ export function toyVerdict(s: Pick<ToyState, "count" | "target" | "overshootAt" 
   };
 }
 
-export class ToyWorld implements Environment {
+export class ToyWorld implements Environment, Inspection {
   readonly spec: EnvSpec;
+  readonly capabilities: EnvironmentCapabilities = { inspection: this };
   private s: ToyState | undefined;
   private scheduler = new Scheduler();
 
@@ -292,8 +295,6 @@ export class ToyWorld implements Environment {
     }
     s.scheduler = this.scheduler.saveState();
   }
-
-  delivered(): void {}
 
   evaluate(): Verdict {
     return toyVerdict(this.state);

@@ -1,11 +1,15 @@
 import type {
   Action,
+  Delivery,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
+  Inspection,
   Observation,
   ResetOptions,
   StepResult,
   Task,
+  TimeControl,
   Verdict,
 } from "../../core/contracts.ts";
 import { ProvingError } from "../../core/errors.ts";
@@ -45,7 +49,9 @@ interface Saved {
  * `support-orders@1`: a registered world that is a Link layer over device-support@1 with order-ops@1
  * as world B, one linked family per (A family, B family). Its verdict is A.passed AND B.passed.
  */
-export class SupportOrdersWorld implements Environment {
+export class SupportOrdersWorld implements Environment, Inspection, Delivery, TimeControl {
+  /** Both parts are tool worlds in this process: inspection, deliveries and time control pass through. */
+  readonly capabilities: EnvironmentCapabilities = { inspection: this, delivery: this, timeControl: this };
   private link: LinkLayer | undefined;
   private task: Task | undefined;
   /** The first observation (task A, with the linked instruction). */
@@ -141,10 +147,6 @@ export class SupportOrdersWorld implements Environment {
 
   leakedJobs(): number {
     return this.active.leakedJobs();
-  }
-
-  hasTimeControl(): boolean {
-    return this.active.hasTimeControl();
   }
 
   elapse(seconds: number): void {

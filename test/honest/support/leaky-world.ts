@@ -21,7 +21,9 @@ import type {
   Agent,
   AgentAction,
   Environment,
+  EnvironmentCapabilities,
   EnvSpec,
+  Inspection,
   Observation,
   ResetOptions,
   StepResult,
@@ -103,8 +105,9 @@ export interface LeakyOptions {
   lateDelayMs?: number;
 }
 
-export class LeakyWorld implements Environment {
+export class LeakyWorld implements Environment, Inspection {
   readonly spec = SPEC;
+  readonly capabilities: EnvironmentCapabilities = { inspection: this };
   private s: LeakyState | undefined;
   private scheduler = new Scheduler();
   private hidden: { due: number; owner: string }[] = [];
@@ -271,8 +274,6 @@ export class LeakyWorld implements Environment {
   saveState(): JsonValue {
     return JSON.parse(JSON.stringify({ s: this.state, scheduler: this.scheduler.saveState() })) as JsonValue;
   }
-
-  delivered(): void {}
 
   view(): Readonly<JsonObject> {
     return { now: this.state.now, receipts: this.state.receipts.length };

@@ -3,9 +3,11 @@
  * few seeds at the vector's difficulty (1): the world must agree with every step's `expect` and
  * reach the vector's verdict (`passed` and the set of violation codes).
  */
+
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, test } from "node:test";
+import { inspectionOf } from "../../../src/core/capabilities.ts";
 import type { JsonObject, JsonValue } from "../../../src/core/json.ts";
 import { defaultRegistry } from "../../../src/worlds/index.ts";
 import {
@@ -24,7 +26,7 @@ const SEEDS = [0, 1, 2, 7, 1234];
 
 /** `$model` / `$address`: the case's device model and its customer's first address. */
 const defaults: VectorDefaults = (env, context) => {
-  const view = env.view() as unknown as {
+  const view = inspectionOf(env).view() as unknown as {
     cases: JsonObject[];
     devices: JsonObject[];
     customers: { customer_id: string; addresses: { address_id: string }[] }[];

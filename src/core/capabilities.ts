@@ -1,0 +1,19 @@
+import type { Environment, Inspection } from "./contracts.ts";
+import { ProvingError } from "./errors.ts";
+
+/**
+ * The environment's declared inspection, for code that cannot work without it (a test checker, a
+ * layer whose inner environment declared it). Code that can do without asks
+ * `env.capabilities.inspection` and reports what it could not check.
+ */
+export function inspectionOf(env: Environment): Inspection {
+  const inspection = env.capabilities.inspection;
+  if (!inspection) {
+    throw new ProvingError(
+      "capability_missing",
+      "internal",
+      `${env.spec.id} offers no inspection (view, state hash, background jobs)`,
+    );
+  }
+  return inspection;
+}
