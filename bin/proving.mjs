@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx (a runtime dependency), so the package needs no build step.
-import { register } from "tsx/esm/api";
+// The `proving` CLI. An installed package has no src/ and runs the built JavaScript in dist/ (tsx
+// loads only if an agent module is a .ts file). In a checkout (src/ beside bin/) it runs the
+// TypeScript source through tsx instead, so `npx proving`, `node bin/proving.mjs` and the tests'
+// CLI helper never run a stale build; `node dist/cli/main.js` runs the build (`npm run build`).
+import fs from "node:fs";
 
-register();
-await import("../src/cli/main.ts");
+const source = new URL("../src/cli/main.ts", import.meta.url);
+if (fs.existsSync(source)) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import(source.href);
+} else {
+  await import("../dist/cli/main.js");
+}
