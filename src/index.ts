@@ -14,6 +14,8 @@ export type {
   Budget,
   Environment,
   EpisodeInfo,
+  ErrorCode,
+  Fault,
   JsonObject,
   JsonValue,
   Observation,
@@ -36,6 +38,7 @@ export {
   canonicalJson,
   defineTool,
   EffectLog,
+  ERROR_CATALOGUE,
   hashJson,
   OUTCOMES,
   ProvingError,
@@ -43,10 +46,12 @@ export {
   Registry,
   Rng,
   Scheduler,
+  TOOL_ERRORS,
   ToolWorld,
   toolDescriptor,
   toolError,
   VirtualClock,
+  WIRE_ERRORS,
 } from "./core/index.ts";
 export type { LayerSpec, Rule, VariantSpec } from "./harness/index.ts";
 export {

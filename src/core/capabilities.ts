@@ -10,8 +10,7 @@ export function inspectionOf(env: Environment): Inspection {
   const inspection = env.capabilities.inspection;
   if (!inspection) {
     throw new ProvingError(
-      "capability_missing",
-      "internal",
+      "no_inspection",
       `${env.spec.id} offers no inspection (view, state hash, background jobs)`,
     );
   }

@@ -1,30 +1,60 @@
-/** Who is at fault when something goes wrong. */
-export type Fault = "config" | "agent" | "world" | "infrastructure" | "internal";
+import {
+  type CodeWithFault,
+  ERROR_CATALOGUE,
+  type ErrorCode,
+  type Fault,
+  type FaultOf,
+} from "./error-catalogue.ts";
+
+export type { ErrorCode, Fault } from "./error-catalogue.ts";
+
+export interface ProvingErrorOptions {
+  cause?: unknown;
+  details?: unknown;
+}
 
 /**
- * An error that says what happened (a stable `code`) and whose fault it is.
- * Agent mistakes inside a trial are error observations, not ProvingErrors; a ProvingError
- * is for the gym's own failures: bad configuration, a crashed world, a broken agent module.
+ * An error that says what happened (a stable `code` from the error catalogue) and whose fault it is
+ * (the catalogue's, never the raiser's choice). Agent mistakes inside a trial are error observations,
+ * not ProvingErrors; a ProvingError is for the gym's own failures: bad configuration, a crashed world,
+ * a broken agent module, a failed service.
+ *
+ * `new ProvingError(code, message, {cause, details})`. The older `(code, fault, message, options)`
+ * form still compiles when `fault` is the catalogue's fault for `code`.
  */
-export class ProvingError extends Error {
-  readonly code: string;
+export class ProvingError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly fault: Fault;
   readonly details?: unknown;
 
-  constructor(code: string, fault: Fault, message: string, options?: { cause?: unknown; details?: unknown }) {
+  constructor(code: C, message: string, options?: ProvingErrorOptions);
+  /** @deprecated the fault comes from the catalogue: `new ProvingError(code, message, options)`. */
+  constructor(code: C, fault: FaultOf<C>, message: string, options?: ProvingErrorOptions);
+  constructor(code: C, second: string, third?: string | ProvingErrorOptions, fourth?: ProvingErrorOptions) {
+    const legacy = typeof third === "string";
+    const message = legacy ? third : second;
+    const options = legacy ? fourth : third;
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ProvingError";
     this.code = code;
-    this.fault = fault;
+    this.fault = ERROR_CATALOGUE[code]?.fault ?? "internal";
     this.details = options?.details;
   }
 }
 
-export const configError = (code: string, message: string, details?: unknown): ProvingError =>
-  new ProvingError(code, "config", message, { details });
+/** A ProvingError of a `config` code. */
+export const configError = (
+  code: CodeWithFault<"config">,
+  message: string,
+  details?: unknown,
+): ProvingError<CodeWithFault<"config">> => new ProvingError(code, message, { details });
 
-export const internalError = (code: string, message: string, details?: unknown): ProvingError =>
-  new ProvingError(code, "internal", message, { details });
+/** A ProvingError of an `internal` code. */
+export const internalError = (
+  code: CodeWithFault<"internal">,
+  message: string,
+  details?: unknown,
+): ProvingError<CodeWithFault<"internal">> => new ProvingError(code, message, { details });
 
 /** Reads the message of anything thrown, without assuming it is an Error. */
 export function errorMessage(err: unknown): string {

@@ -46,8 +46,36 @@ export { OUTCOMES } from "./contracts.ts";
 export type { Effect } from "./effect-log.ts";
 export { EffectLog } from "./effect-log.ts";
 export { bareWorld, type EnvironmentFactory } from "./environment-factory.ts";
-export type { Fault } from "./errors.ts";
-export { errorMessage, ProvingError } from "./errors.ts";
+export type {
+  CodeWithFault,
+  ErrorCode,
+  ErrorEntry,
+  Fault,
+  FaultOf,
+  ToolErrorCode,
+  ToolErrorEntry,
+  WireErrorCode,
+  WireErrorEntry,
+} from "./error-catalogue.ts";
+export {
+  callerFaulted,
+  ERROR_CATALOGUE,
+  FAULT_MEANINGS,
+  FAULTS,
+  faultOf,
+  isErrorCode,
+  isWireErrorCode,
+  TOOL_ERRORS,
+  WIRE_ERRORS,
+} from "./error-catalogue.ts";
+export { renderErrorDoc } from "./error-doc.ts";
+export {
+  configError,
+  errorMessage,
+  internalError,
+  ProvingError,
+  type ProvingErrorOptions,
+} from "./errors.ts";
 export {
   CanonicalText,
   canonicalBytes,

@@ -5,6 +5,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
+import { WIRE_ERRORS, type WireErrorCode } from "../core/error-catalogue.ts";
 import { bearerCheck, hostCheck } from "../serve/auth.ts";
 import type { McpTrial } from "./trial.ts";
 
@@ -27,11 +28,12 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-const jsonError = (status: number, code: string, message: string) =>
+/** A JSON-RPC error reply carrying a wire code of the error catalogue, with that code's HTTP status. */
+const jsonError = (code: WireErrorCode, message: string) =>
   new Response(
     JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${message} [${code}]` }, id: null }),
     {
-      status,
+      status: WIRE_ERRORS[code].status,
       headers: { "content-type": "application/json" },
     },
   );
@@ -72,13 +74,13 @@ export async function serveMcpHttp(
   const app = new Hono();
   app.all("/mcp", async (c) => {
     if (!hostAllowed(c.req.header("host")))
-      return jsonError(403, "FORBIDDEN_HOST", "Host is not this loopback server");
+      return jsonError("FORBIDDEN_HOST", "Host is not this loopback server");
     if (!authorized(c.req.header("authorization"))) {
-      return jsonError(401, "UNAUTHORIZED", "missing or wrong bearer token");
+      return jsonError("UNAUTHORIZED", "missing or wrong bearer token");
     }
     return transport.handleRequest(c.req.raw);
   });
-  app.notFound(() => jsonError(404, "NOT_FOUND", "the MCP endpoint is /mcp"));
+  app.notFound(() => jsonError("NOT_FOUND", "the MCP endpoint is /mcp"));
 
   const http = createServer(getRequestListener(app.fetch));
   http.headersTimeout = 10_000;

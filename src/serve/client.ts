@@ -3,29 +3,64 @@
  * sessions, and WebSocket with one session per connection.
  */
 import WebSocket from "ws";
+import { callerFaulted, type ErrorCode, isWireErrorCode, WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { EpisodeStateDoc, ResetParams, StepEnvelope, WireAction, WsServerMessage } from "./protocol.ts";
 
-/** A coded error from the server (`code` is the wire code, e.g. `CAPACITY_REACHED`), or a transport failure. */
-export class ServeClientError extends ProvingError {
-  readonly wireCode: string;
+/** The ProvingError codes of a client talking to a server: `remote_*`. */
+export type RemoteErrorCode = Extract<ErrorCode, `remote_${string}`>;
+
+/**
+ * The code of a server's error reply. The status decides whose fault it is: a 4xx is the caller's
+ * (the catalogue's code for the wire code, config or agent as its meaning says), anything else the
+ * infrastructure's. A WebSocket reply has no status of its own: it is the catalogue's status of its
+ * wire code. A wire code the catalogue does not know (or answered with a status of the other class)
+ * is `remote_rejected` (4xx) or `remote_server_error`.
+ */
+export function remoteErrorCode(wireCode: string | undefined, status: number | undefined): RemoteErrorCode {
+  const known = wireCode !== undefined && isWireErrorCode(wireCode) ? WIRE_ERRORS[wireCode] : undefined;
+  const effective = status ?? known?.status;
+  const callers = effective !== undefined && callerFaulted(effective);
+  if (known && callerFaulted(known.status) === callers) return known.remote;
+  return callers ? "remote_rejected" : "remote_server_error";
+}
+
+/** WebSocket close 1009: the server refused a message as too big. */
+const WS_MESSAGE_TOO_BIG = 1009;
+
+/**
+ * A failed call to a `proving serve` server: its error reply (`wireCode` is the server's code, e.g.
+ * `CAPACITY_REACHED`, `status` the HTTP status), or a failure with no reply (`wireCode` undefined:
+ * unreachable, timed out, connection closed, an unreadable reply). `code` and `fault` are the
+ * catalogue's `remote_*` entry.
+ */
+export class ServeClientError extends ProvingError<RemoteErrorCode> {
+  readonly wireCode: string | undefined;
   readonly status: number | undefined;
   readonly data: JsonObject;
 
   constructor(
-    wireCode: string,
+    code: RemoteErrorCode,
     message: string,
-    opts: { status?: number; data?: JsonObject; cause?: unknown } = {},
+    opts: { wireCode?: string; status?: number; data?: JsonObject; cause?: unknown } = {},
   ) {
-    super(`remote_${wireCode.toLowerCase()}`, "infrastructure", message, {
-      cause: opts.cause,
-      details: opts.data,
-    });
+    super(code, message, { cause: opts.cause, details: opts.data });
     this.name = "ServeClientError";
-    this.wireCode = wireCode;
+    this.wireCode = opts.wireCode;
     this.status = opts.status;
     this.data = opts.data ?? {};
+  }
+
+  /** A server's error reply (`data` is its body, or the `data` of a WS `error` message). */
+  static fromReply(message: string, reply: { status?: number; data?: JsonObject }): ServeClientError {
+    const data = reply.data ?? {};
+    const wireCode = typeof data.code === "string" ? data.code : undefined;
+    return new ServeClientError(remoteErrorCode(wireCode, reply.status), message, {
+      ...(wireCode !== undefined ? { wireCode } : {}),
+      ...(reply.status !== undefined ? { status: reply.status } : {}),
+      data,
+    });
   }
 }
 
@@ -79,9 +114,12 @@ export class ServeClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      throw new ServeClientError("TRANSPORT_ERROR", `${method} ${path}: ${errorMessage(err)}`, {
-        cause: err,
-      });
+      const timedOut = err instanceof Error && err.name === "TimeoutError";
+      throw new ServeClientError(
+        timedOut ? "remote_timeout" : "remote_unreachable",
+        `${method} ${path}: ${timedOut ? `no reply within ${this.timeoutMs} ms` : errorMessage(err)}`,
+        { cause: err },
+      );
     }
     const text = await res.text();
     let parsed: unknown;
@@ -91,15 +129,18 @@ export class ServeClient {
       parsed = undefined;
     }
     if (!res.ok) {
-      const data = (parsed && typeof parsed === "object" ? parsed : {}) as JsonObject;
-      const code = typeof data.code === "string" ? data.code : `HTTP_${res.status}`;
+      const data = (
+        parsed && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {}
+      ) as JsonObject;
+      const code = typeof data.code === "string" ? data.code : `HTTP ${res.status}`;
       const message = typeof data.message === "string" ? data.message : text.slice(0, 200);
-      throw new ServeClientError(code, `${method} ${path}: ${message} [${code}]`, {
+      throw ServeClientError.fromReply(`${method} ${path}: ${message} [${code}]`, {
         status: res.status,
         data,
       });
     }
-    if (parsed === undefined) throw new ServeClientError("BAD_RESPONSE", `${method} ${path}: not JSON`);
+    if (parsed === undefined)
+      throw new ServeClientError("remote_bad_response", `${method} ${path}: not JSON`);
     return parsed as T;
   }
 
@@ -170,7 +211,10 @@ export class WsEpisodeClient {
         return;
       }
       if (message) waiter.resolve(message);
-      else waiter.reject(new ServeClientError("BAD_RESPONSE", `unparseable message: ${errorMessage(bad)}`));
+      else
+        waiter.reject(
+          new ServeClientError("remote_bad_response", `unparseable message: ${errorMessage(bad)}`),
+        );
     });
     ws.on("close", (code, reason) => {
       const why = `connection closed (${code}${reason.length ? `: ${reason.toString()}` : ""})`;
@@ -180,19 +224,28 @@ export class WsEpisodeClient {
     ws.on("error", () => undefined);
   }
 
-  /** Why the connection is unusable: the server's parting error (capacity, idle) when it sent one. */
+  /**
+   * Why the connection is unusable: the server's parting error (capacity, idle) when it sent one; a
+   * message refused as too big (close 1009) when it closed for that; otherwise a closed connection.
+   */
   private noticeError(why: string, closeCode?: number): ServeClientError {
     const notice = this.notice;
     const data: JsonObject = closeCode === undefined ? {} : { close_code: closeCode };
-    return notice
-      ? new ServeClientError(
-          String(notice.code ?? "CONNECTION_CLOSED"),
-          `${String(notice.message)}; ${why}`,
-          {
-            data: { ...notice, ...data },
-          },
-        )
-      : new ServeClientError("CONNECTION_CLOSED", why, { data });
+    if (notice) {
+      return ServeClientError.fromReply(`${String(notice.message)}; ${why}`, {
+        data: { ...notice, ...data },
+      });
+    }
+    if (closeCode === WS_MESSAGE_TOO_BIG) {
+      return new ServeClientError(
+        "remote_payload_too_large",
+        `the server refused a message as too big; ${why}`,
+        {
+          data,
+        },
+      );
+    }
+    return new ServeClientError("remote_connection_closed", why, { data });
   }
 
   /** Opens a session. A server at capacity answers with a `CAPACITY_REACHED` error, thrown here. */
@@ -206,7 +259,7 @@ export class WsEpisodeClient {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         ws.terminate();
-        reject(new ServeClientError("TRANSPORT_ERROR", `connect ${url}: timed out`));
+        reject(new ServeClientError("remote_timeout", `connect ${url}: no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       ws.once("open", () => {
         clearTimeout(timer);
@@ -223,10 +276,10 @@ export class WsEpisodeClient {
           } catch {
             // not JSON
           }
-          const code = typeof data.code === "string" ? data.code : `HTTP_${res.statusCode}`;
+          if (typeof data !== "object" || data === null || Array.isArray(data)) data = {};
+          const code = typeof data.code === "string" ? data.code : `HTTP ${res.statusCode}`;
           reject(
-            new ServeClientError(
-              code,
+            ServeClientError.fromReply(
               `connect ${url}: ${res.statusCode} ${res.statusMessage ?? ""} [${code}]`,
               {
                 ...(res.statusCode !== undefined ? { status: res.statusCode } : {}),
@@ -238,7 +291,7 @@ export class WsEpisodeClient {
       });
       ws.once("error", (err) => {
         clearTimeout(timer);
-        reject(new ServeClientError("TRANSPORT_ERROR", `connect ${url}: ${err.message}`, { cause: err }));
+        reject(new ServeClientError("remote_unreachable", `connect ${url}: ${err.message}`, { cause: err }));
       });
     });
     return client;
@@ -263,16 +316,20 @@ export class WsEpisodeClient {
       timer = setTimeout(() => {
         const i = this.pending.indexOf(entry);
         if (i >= 0) this.pending.splice(i, 1);
-        reject(new ServeClientError("TIMEOUT", `no reply within ${this.timeoutMs} ms`));
+        reject(new ServeClientError("remote_timeout", `no reply within ${this.timeoutMs} ms`));
         // replies are matched by order: a lost reply poisons the connection
         this.ws.terminate();
       }, this.timeoutMs);
       this.ws.send(JSON.stringify(message));
     });
     if (reply.type === "error") {
-      const data = reply.data as JsonObject;
-      const code = String(data.code ?? "UNKNOWN");
-      throw new ServeClientError(code, `${String(data.message ?? "error")} [${code}]`, { data });
+      const data = (reply.data ?? {}) as JsonObject;
+      throw ServeClientError.fromReply(
+        `${String(data.message ?? "error")} [${String(data.code ?? "no code")}]`,
+        {
+          data,
+        },
+      );
     }
     return reply;
   }
@@ -327,6 +384,6 @@ function expect<T extends WsServerMessage["type"]>(
   type: T,
 ): Extract<WsServerMessage, { type: T }> {
   if (reply.type !== type)
-    throw new ServeClientError("BAD_RESPONSE", `expected a ${type} message, got ${reply.type}`);
+    throw new ServeClientError("remote_bad_response", `expected a ${type} message, got ${reply.type}`);
   return reply as Extract<WsServerMessage, { type: T }>;
 }

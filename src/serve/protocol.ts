@@ -5,37 +5,14 @@
  */
 import { z } from "zod";
 import type { Observation } from "../core/contracts.ts";
+import { WIRE_ERRORS, type WireErrorCode } from "../core/error-catalogue.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 
-/** OpenEnv's WebSocket error codes, plus the HTTP-only ones this server adds. */
-export const SERVE_ERROR_CODES = [
-  "INVALID_JSON",
-  "UNKNOWN_TYPE",
-  "VALIDATION_ERROR",
-  "EXECUTION_ERROR",
-  "CAPACITY_REACHED",
-  "SESSION_ERROR",
-  "UNAUTHORIZED",
-  "FORBIDDEN_HOST",
-  "PAYLOAD_TOO_LARGE",
-  "NOT_FOUND",
-] as const;
-export type ServeErrorCode = (typeof SERVE_ERROR_CODES)[number];
+/** OpenEnv's WebSocket error codes, plus the HTTP-only ones this server adds (the error catalogue's wire section). */
+export const SERVE_ERROR_CODES = Object.keys(WIRE_ERRORS) as readonly ServeErrorCode[];
+export type ServeErrorCode = WireErrorCode;
 
-const STATUS: Record<ServeErrorCode, number> = {
-  INVALID_JSON: 400,
-  UNKNOWN_TYPE: 400,
-  VALIDATION_ERROR: 422,
-  EXECUTION_ERROR: 500,
-  CAPACITY_REACHED: 503,
-  SESSION_ERROR: 409,
-  UNAUTHORIZED: 401,
-  FORBIDDEN_HOST: 403,
-  PAYLOAD_TOO_LARGE: 413,
-  NOT_FOUND: 404,
-};
-
-/** A protocol error: a code a client can branch on, a message, and an HTTP status. */
+/** A protocol error: a code a client can branch on, a message, and an HTTP status (the catalogue's by default). */
 export class ServeError extends Error {
   readonly code: ServeErrorCode;
   readonly status: number;
@@ -45,7 +22,7 @@ export class ServeError extends Error {
     super(message);
     this.name = "ServeError";
     this.code = code;
-    this.status = opts.status ?? STATUS[code];
+    this.status = opts.status ?? WIRE_ERRORS[code].status;
     this.extra = opts.extra ?? {};
   }
 

@@ -75,7 +75,6 @@ export class RemoteEnvironment implements Environment {
       await this.close();
       throw new ProvingError(
         "remote_task_mismatch",
-        "infrastructure",
         `the remote server built task ${String(remoteTask)}, not ${taskId} (different world version?)`,
       );
     }
@@ -109,14 +108,10 @@ export class RemoteEnvironment implements Environment {
   private async live(): Promise<WsEpisodeClient> {
     if (this.session) return this.session;
     if (!this.resetParams) {
-      throw new ProvingError("remote_not_reset", "infrastructure", "remote environment: step before reset");
+      throw new ProvingError("not_reset", "remote environment: step before reset");
     }
     if (this.ended) {
-      throw new ProvingError(
-        "remote_episode_ended",
-        "infrastructure",
-        "remote environment: the episode has ended",
-      );
+      throw new ProvingError("remote_episode_ended", "remote environment: the episode has ended");
     }
     const envelope = await this.open(this.resetParams, this.taskId);
     const hash = typeof envelope.metadata.state_hash === "string" ? envelope.metadata.state_hash : "";
@@ -124,7 +119,6 @@ export class RemoteEnvironment implements Environment {
       await this.close();
       throw new ProvingError(
         "remote_not_deterministic",
-        "infrastructure",
         `the remote server started the same task and seed in a different state (${hash} vs ${this.hash})`,
       );
     }
@@ -155,8 +149,7 @@ export class RemoteEnvironment implements Environment {
   }
 
   observe(): Observation {
-    if (!this.last)
-      throw new ProvingError("remote_not_reset", "internal", "remote environment: observe before reset");
+    if (!this.last) throw new ProvingError("not_reset", "remote environment: observe before reset");
     return this.last;
   }
 
@@ -164,7 +157,6 @@ export class RemoteEnvironment implements Environment {
     if (this.verdict) return this.verdict;
     throw new ProvingError(
       "remote_no_verdict",
-      "infrastructure",
       "the remote verifier gives its verdict only on the step that ends the episode",
     );
   }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Episode } from "./episode.ts";
 import {
@@ -9,6 +10,7 @@ import {
   parseResetParams,
   parseWsMessage,
   ServeError,
+  type ServeErrorCode,
   type WsClientMessage,
   type WsServerMessage,
 } from "./protocol.ts";
@@ -35,7 +37,12 @@ export interface WsEndpoint {
 /** Close codes: 1013 try again later (capacity), 4000 idle session reclaimed, 1001 server going away. */
 export const WS_CLOSE = { capacity: 1013, idle: 4000, goingAway: 1001, normal: 1000 } as const;
 
-function rejectUpgrade(socket: Duplex, status: number, text: string, code: string): void {
+function rejectUpgrade(
+  socket: Duplex,
+  text: string,
+  code: ServeErrorCode,
+  status: number = WIRE_ERRORS[code].status,
+): void {
   const body = JSON.stringify({ message: text, code, detail: text });
   const extra = status === 401 ? 'WWW-Authenticate: Bearer realm="proving"\r\n' : "";
   socket.end(
@@ -69,12 +76,12 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     try {
       url = new URL(req.url ?? "/", "http://localhost");
     } catch {
-      return rejectUpgrade(socket, 400, "Bad Request", "VALIDATION_ERROR");
+      return rejectUpgrade(socket, "Bad Request", "VALIDATION_ERROR", 400);
     }
-    if (url.pathname !== "/ws") return rejectUpgrade(socket, 404, "Not Found", "NOT_FOUND");
-    if (!deps.hostAllowed(req.headers.host)) return rejectUpgrade(socket, 403, "Forbidden", "FORBIDDEN_HOST");
+    if (url.pathname !== "/ws") return rejectUpgrade(socket, "Not Found", "NOT_FOUND");
+    if (!deps.hostAllowed(req.headers.host)) return rejectUpgrade(socket, "Forbidden", "FORBIDDEN_HOST");
     if (!deps.authorized(req.headers.authorization, url.searchParams.get("access_token"))) {
-      return rejectUpgrade(socket, 401, "Unauthorized", "UNAUTHORIZED");
+      return rejectUpgrade(socket, "Unauthorized", "UNAUTHORIZED");
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   });
@@ -104,7 +111,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       return;
     }
     session.onEvict = (reason) => {
-      send(ws, { type: "error", data: { message: `session closed: ${reason}`, code: "SESSION_ERROR" } });
+      send(ws, errorMessageOf(new ServeError("SESSION_ERROR", `session closed: ${reason}`)));
       ws.close(reason === "idle timeout" ? WS_CLOSE.idle : WS_CLOSE.goingAway, reason.slice(0, 100));
     };
     ws.on("close", () => {

@@ -11,13 +11,15 @@ export function toStoreError(operation: string, err: unknown): ProvingError {
   const busy = typeof driverCode === "string" && driverCode.startsWith("SQLITE_BUSY");
   return new ProvingError(
     busy ? "store_busy" : "store_failed",
-    "infrastructure",
     `store: ${operation} failed: ${errorMessage(err)}`,
-    { cause: err, details: typeof driverCode === "string" ? { driverCode } : undefined },
+    {
+      cause: err,
+      details: typeof driverCode === "string" ? { driverCode } : undefined,
+    },
   );
 }
 
 export const unknownExperiment = (experimentId: string): ProvingError =>
-  new ProvingError("unknown_experiment", "config", `no experiment with id "${experimentId}" in the store`, {
+  new ProvingError("unknown_experiment", `no experiment with id "${experimentId}" in the store`, {
     details: { experimentId },
   });

@@ -60,7 +60,7 @@ function crashingOn(families: string[]) {
     const step = env.step.bind(env);
     let calls = 0;
     env.step = async (action) => {
-      if (++calls > 1) throw new ProvingError("world_down", "infrastructure", "the backing service is down");
+      if (++calls > 1) throw new ProvingError("remote_unreachable", "the backing service is down");
       return step(action);
     };
     return env;

@@ -259,12 +259,12 @@ describe("runTrial outcomes", () => {
   });
 
   test("a ProvingError of the agent's fault → agent_error; of infrastructure → infra_error", async () => {
-    const fault = (f: "agent" | "infrastructure") =>
+    const fault = (code: "agent_exited" | "provider_server_error") =>
       agent(() => {
-        throw new ProvingError("boom", f, "provider failed");
+        throw new ProvingError(code, "provider failed");
       });
-    assert.equal((await run(fault("agent"))).outcome, "agent_error");
-    assert.equal((await run(fault("infrastructure"))).outcome, "infra_error");
+    assert.equal((await run(fault("agent_exited"))).outcome, "agent_error");
+    assert.equal((await run(fault("provider_server_error"))).outcome, "infra_error");
   });
 });
 

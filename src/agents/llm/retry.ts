@@ -11,6 +11,7 @@ import {
   NoContentGeneratedError,
   TypeValidationError,
 } from "ai";
+import type { ErrorCode } from "../../core/error-catalogue.ts";
 import { errorMessage, ProvingError } from "../../core/errors.ts";
 
 export interface RetryPolicy {
@@ -133,15 +134,29 @@ export function retryDelayMs(
   return ceiling / 2 + (ceiling / 2) * random();
 }
 
+/** The error code of each kind of provider failure (the catalogue gives each its fault). */
+export const PROVIDER_ERROR_CODES = {
+  rate_limited: "provider_rate_limited",
+  overloaded: "provider_overloaded",
+  server_error: "provider_server_error",
+  timeout: "provider_timeout",
+  network: "provider_network",
+  auth: "provider_auth",
+  not_found: "provider_not_found",
+  bad_request: "provider_bad_request",
+  bad_response: "provider_bad_response",
+  aborted: "provider_aborted",
+} as const satisfies Record<FailureKind, ErrorCode>;
+
 /**
  * What a call that failed for good becomes: the provider's fault (`infrastructure`, so the trial is
  * `infra_error`, never `failed`) except a request the provider rejected as invalid (`agent`).
  */
 export function finalError(failure: ProviderFailure, attempts: number): ProvingError {
-  const code = `provider_${failure.kind}`;
   const status = failure.status !== undefined ? ` (HTTP ${failure.status})` : "";
   const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
   const message = `${failure.message}${status}${tries}`;
-  const fault = failure.kind === "bad_request" ? "agent" : "infrastructure";
-  return new ProvingError(code, fault, message, { details: { attempts, kind: failure.kind } });
+  return new ProvingError(PROVIDER_ERROR_CODES[failure.kind], message, {
+    details: { attempts, kind: failure.kind },
+  });
 }

@@ -97,7 +97,7 @@ export class LlmSession implements AgentSession {
   }
 
   async end(): Promise<void> {
-    this.controller.abort(new ProvingError("trial_ended", "agent", "the trial ended"));
+    this.controller.abort(new ProvingError("session_ended", "the trial ended"));
   }
 
   private begin(task: Extract<Observation, { kind: "task" }>): void {
@@ -172,7 +172,6 @@ export class LlmSession implements AgentSession {
       if (nudges >= this.config.maxNudges) {
         throw new ProvingError(
           "no_tool_call",
-          "agent",
           `the model answered without a tool call ${nudges + 1} time(s) (finish: ${reply.finishReason}): ${reply.text.slice(0, 200)}`,
         );
       }

@@ -29,7 +29,7 @@ export const VERIFIER_ID = `${DEVICE_SUPPORT_VERIFIER}+${ORDER_OPS_VERIFIER}`;
 const restore = (saved: SavedEnvironment): Environment => {
   if (saved.type === DEVICE_SUPPORT_ID) return DeviceSupportWorld.fromState(saved.state);
   if (saved.type === ORDER_OPS_ID) return OrderOpsWorld.fromState(saved.state);
-  throw new ProvingError("unknown_state_type", "internal", `${WORLD_ID} cannot restore ${saved.type}`);
+  throw new ProvingError("wrong_state_type", `${WORLD_ID} cannot restore ${saved.type}`);
 };
 
 const deps: LinkDeps = {
@@ -80,7 +80,7 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
   }
 
   private get active(): LinkLayer {
-    if (!this.link) throw new ProvingError("not_reset", "internal", `${WORLD_ID}: step before reset`);
+    if (!this.link) throw new ProvingError("not_reset", `${WORLD_ID}: step before reset`);
     return this.link;
   }
 
@@ -88,7 +88,6 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
     if (opts.task.world !== WORLD_ID) {
       throw new ProvingError(
         "wrong_world",
-        "config",
         `task ${opts.task.id} is for ${opts.task.world}, not ${WORLD_ID}`,
       );
     }
