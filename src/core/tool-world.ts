@@ -104,7 +104,7 @@ export interface ToolWorldDefinition<S extends ToolWorldState> {
  */
 export function episodeStart(world: string, task: Task, seed: number, episode: string, latency: number) {
   if (task.world !== world) {
-    throw new ProvingError("wrong_world", "config", `task ${task.id} is for ${task.world}, not ${world}`);
+    throw new ProvingError("wrong_world", `task ${task.id} is for ${task.world}, not ${world}`);
   }
   return {
     task,
@@ -203,7 +203,7 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
   }
 
   protected get state(): S {
-    if (!this.s) throw new ProvingError("not_reset", "internal", `${this.spec.world}: used before reset`);
+    if (!this.s) throw new ProvingError("not_reset", `${this.spec.world}: used before reset`);
     return this.s;
   }
 
@@ -314,7 +314,7 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
 
   /** Harness time control: let `seconds` of virtual time pass (jobs fire), as if the last call took longer. */
   elapse(seconds: number): void {
-    if (!(seconds >= 0)) throw new ProvingError("bad_elapse", "internal", `cannot elapse ${seconds} s`);
+    if (!(seconds >= 0)) throw new ProvingError("bad_elapse", `cannot elapse ${seconds} s`);
     this.advance(seconds);
   }
 

@@ -271,8 +271,7 @@ export class RuleLayer extends Layer {
     const snaps = this.s.snapshots;
     let pick = snaps[0];
     for (const snap of snaps) if (snap.t <= at) pick = snap;
-    if (!pick || !this.restoreEnv)
-      throw new ProvingError("no_snapshot", "internal", `${this.rule.id}: no snapshot`);
+    if (!pick || !this.restoreEnv) throw new ProvingError("no_snapshot", `${this.rule.id}: no snapshot`);
     const copy = this.restoreEnv(cloneJson(pick.saved));
     const r = await copy.step(cloneJson(action));
     const result: ToolResult =

@@ -134,7 +134,7 @@ export class McpBridge {
   }
 
   private nextAction(): Promise<AgentAction> {
-    if (this.gone) return Promise.reject(new ProvingError("agent_disconnected", "agent", this.gone));
+    if (this.gone) return Promise.reject(new ProvingError("agent_disconnected", this.gone));
     const queued = this.queued;
     if (queued) {
       this.queued = undefined;
@@ -181,7 +181,7 @@ export class McpBridge {
     this.gone = reason;
     const waiting = this.waitingAct;
     this.waitingAct = undefined;
-    waiting?.reject(new ProvingError("agent_disconnected", "agent", reason));
+    waiting?.reject(new ProvingError("agent_disconnected", reason));
   }
 }
 

@@ -147,11 +147,7 @@ export function startMcpTrial(opts: McpTrialOptions): McpTrial {
   const started = Promise.race([
     bridge.started,
     record.then((r) => {
-      throw new ProvingError(
-        "trial_not_started",
-        "infrastructure",
-        `the trial ended before it started: ${r.reason}`,
-      );
+      throw new ProvingError("trial_not_started", `the trial ended before it started: ${r.reason}`);
     }),
   ]);
   started.catch(() => undefined);

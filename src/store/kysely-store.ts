@@ -55,7 +55,6 @@ function checkExperimentId(id: unknown): asserts id is string {
   if (typeof id !== "string" || id === "" || id.length > EXPERIMENT_ID_MAX || CONTROL_CHARS.test(id)) {
     throw new ProvingError(
       "invalid_experiment_id",
-      "config",
       `invalid experiment id ${JSON.stringify(id)}: want 1-${EXPERIMENT_ID_MAX} printable characters`,
     );
   }
@@ -65,14 +64,13 @@ function checkStatus(status: unknown): asserts status is ExperimentStatus {
   if (!(EXPERIMENT_STATUSES as readonly unknown[]).includes(status)) {
     throw new ProvingError(
       "invalid_experiment_status",
-      "config",
       `invalid experiment status ${JSON.stringify(status)}: want one of ${EXPERIMENT_STATUSES.join(", ")}`,
     );
   }
 }
 
 function manifestConflict(message: string, details?: unknown): ProvingError {
-  return new ProvingError("manifest_conflict", "config", `manifest: ${message}`, { details });
+  return new ProvingError("manifest_conflict", `manifest: ${message}`, { details });
 }
 
 /** The Store, written once against kysely's builder; the dialect only changes how writes begin. */
@@ -96,7 +94,7 @@ export class KyselyStore implements Store {
   }
 
   async #run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-    if (this.#closed) throw new ProvingError("store_closed", "internal", `store: ${operation} after close()`);
+    if (this.#closed) throw new ProvingError("store_closed", `store: ${operation} after close()`);
     try {
       return await fn();
     } catch (err) {
@@ -135,14 +133,9 @@ export class KyselyStore implements Store {
           .executeTakeFirst();
         if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return toExperiment(row);
         if (!opts.ifNotExists) {
-          throw new ProvingError(
-            "experiment_exists",
-            "config",
-            `experiment "${experiment.id}" already exists`,
-            {
-              details: { experimentId: experiment.id },
-            },
-          );
+          throw new ProvingError("experiment_exists", `experiment "${experiment.id}" already exists`, {
+            details: { experimentId: experiment.id },
+          });
         }
         const existing = await trx
           .selectFrom("experiments")

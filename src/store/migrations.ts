@@ -144,7 +144,6 @@ export async function migrate(
       if (current > STORE_SCHEMA_VERSION) {
         throw new ProvingError(
           "store_schema_too_new",
-          "config",
           `store schema version ${current} is newer than this build understands (${STORE_SCHEMA_VERSION}); upgrade proving-ground`,
           { details: { current, supported: STORE_SCHEMA_VERSION } },
         );

@@ -35,15 +35,10 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
     database.pragma("synchronous = FULL");
   } catch (err) {
     database?.close();
-    throw new ProvingError(
-      "store_open_failed",
-      "infrastructure",
-      `cannot open store ${path}: ${errorMessage(err)}`,
-      {
-        cause: err,
-        details: { path },
-      },
-    );
+    throw new ProvingError("store_open_failed", `cannot open store ${path}: ${errorMessage(err)}`, {
+      cause: err,
+      details: { path },
+    });
   }
   const db = new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
   if (database.memory) return createStore(db, SQLITE_DIALECT);

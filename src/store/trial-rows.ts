@@ -44,7 +44,7 @@ export interface TrialRows {
 const OUTCOME_SET: ReadonlySet<string> = new Set(OUTCOMES);
 
 function invalidRecord(message: string, details?: unknown): ProvingError {
-  return new ProvingError("invalid_trial_record", "internal", `cannot save trial record: ${message}`, {
+  return new ProvingError("invalid_trial_record", `cannot save trial record: ${message}`, {
     details,
   });
 }

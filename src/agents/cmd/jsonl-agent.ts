@@ -99,7 +99,7 @@ class CmdJsonlSession implements AgentSession {
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = undefined;
-      w.reject(new ProvingError("agent_exited", "agent", this.describeExit()));
+      w.reject(new ProvingError("agent_exited", this.describeExit()));
     }
   }
 
@@ -111,7 +111,7 @@ class CmdJsonlSession implements AgentSession {
     const buffered = this.lines.shift();
     if (buffered !== undefined) return Promise.resolve(buffered);
     if (this.exited || this.spawnError) {
-      return Promise.reject(new ProvingError("agent_exited", "agent", this.describeExit()));
+      return Promise.reject(new ProvingError("agent_exited", this.describeExit()));
     }
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -130,16 +130,11 @@ class CmdJsonlSession implements AgentSession {
     } catch {
       throw new ProvingError(
         "bad_action_line",
-        "agent",
         `\`${this.options.command}\` wrote a line that is not JSON: ${line.slice(0, 200)}`,
       );
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new ProvingError(
-        "bad_action_line",
-        "agent",
-        `expected an action object, got ${line.slice(0, 200)}`,
-      );
+      throw new ProvingError("bad_action_line", `expected an action object, got ${line.slice(0, 200)}`);
     }
     return value as AgentAction;
   }
