@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolDescriptor, ToolError, ToolResult } from "./contracts.ts";
+import type { ToolErrorCode } from "./error-catalogue.ts";
 import { fastCheckOf } from "./fast-args.ts";
 import type { JsonObject } from "./json.ts";
 
@@ -24,7 +25,12 @@ export function toolDescriptor(def: { name: string; description: string; input: 
   return { name: def.name, description: def.description, input_schema: schema };
 }
 
-export function toolError(code: string, message: string, retryable = false): { ok: false; error: ToolError } {
+/** An error observation; its code is one of the catalogue's tool error codes. */
+export function toolError(
+  code: ToolErrorCode,
+  message: string,
+  retryable = false,
+): { ok: false; error: ToolError } {
   return { ok: false, error: { code, message, retryable } };
 }
 
