@@ -95,11 +95,11 @@ export { Scheduler } from "./scheduler.ts";
 export type { ToolDef } from "./tool.ts";
 export { defineTool, parseToolArgs, toolDescriptor, toolError } from "./tool.ts";
 export type {
-  BaseFaults,
+  DispatchRules,
   ToolWorldDefinition,
   ToolWorldState,
   TraceEntry,
   WorldToolContext,
   WorldTools,
 } from "./tool-world.ts";
-export { ToolWorld } from "./tool-world.ts";
+export { ToolWorld, toolWorldView } from "./tool-world.ts";

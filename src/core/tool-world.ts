@@ -32,16 +32,8 @@ export interface TraceEntry {
   result: ToolResult;
 }
 
-/** The service faults every tool world supports (a world adds its own beside them). */
-export interface BaseFaults {
-  /** Tools in the world's rate-limited set allow `limit` calls per `window` seconds (0 = no limit). */
-  rateLimit: { limit: number; window: number; calls: number[] };
-  /** Tools whose first call answers `unavailable` (a transient fault). */
-  transientUnavailable: string[];
-}
-
 /** What a tool world keeps besides its entities: plain data, saved whole by `saveState`. */
-export interface ToolWorldState<E = unknown, F extends BaseFaults = BaseFaults> {
+export interface ToolWorldState<E = unknown, F = unknown> {
   task: Task;
   seed: number;
   /** Owner of the background jobs this episode schedules. */
@@ -51,7 +43,10 @@ export interface ToolWorldState<E = unknown, F extends BaseFaults = BaseFaults> 
   /** Virtual seconds every tool call takes (a successful `wait` takes only its own seconds). */
   latency: number;
   entities: E;
+  /** The world's own service behaviour in this episode (what its spec defines per task family). */
   faults: F;
+  /** What the task's rules at the dispatch point remember (their histories; see `DispatchRules`). */
+  rules: JsonValue;
   /** Counters behind generated ids. */
   counters: Record<string, number>;
   scheduler: SchedulerState;
@@ -79,12 +74,31 @@ export interface WorldToolContext<S extends ToolWorldState> {
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous table of tools, each typed at its definition
 export type WorldTools<S extends ToolWorldState> = readonly ToolDef<WorldToolContext<S>, any>[];
 
+/**
+ * Harness rules at a tool world's dispatch point: the one fault mechanism (faults are rules), for the
+ * faults a task declares (`taskRules` in src/harness builds it). They see every call whose tool exists
+ * and whose arguments parsed, before the tool runs. A call a rule refuses gets the rule's answer
+ * instead of the tool's and is otherwise a call like any other: it is traced, takes the world's
+ * latency and counts in the step indices the verifier reports. What the rules remember is data in
+ * `state.rules`, saved with the state.
+ */
+export interface DispatchRules<S extends ToolWorldState> {
+  /** At reset: checks the task's rules (a config error for a bad one) and sets up `state.rules`. */
+  start(state: S): void;
+  /** One parsed call: the rules refuse it (their answer) or let it run (`run()`); `ctx.spend` adds time. */
+  call(action: Action, ctx: WorldToolContext<S>, run: () => ToolResult): ToolResult;
+  /** The agent received `result` for the call at trace index `step` (a layer outside changed it). */
+  delivered(state: S, step: number, result: ToolResult): void;
+  /** On restore: brings a state saved by an earlier version of the world up to date. */
+  upgrade(state: S): void;
+}
+
 /** Everything that makes one tool world different from another. */
 export interface ToolWorldDefinition<S extends ToolWorldState> {
   spec: EnvSpec;
   tools: WorldTools<S>;
-  /** Tools the task's rate limit applies to (the polling tools). */
-  rateLimitedTools: ReadonlySet<string>;
+  /** The faults the task declares, as harness rules applied at the dispatch point (none when absent). */
+  rules?: DispatchRules<S>;
   /** The start state of an episode. Pure. */
   initialState(task: Task, seed: number, episode: string): S;
   /** Background jobs due from the start (e.g. a decision requested before the episode). */
@@ -117,8 +131,14 @@ export function episodeStart(world: string, task: Task, seed: number, episode: s
     rng: Rng.seeded(seed, `${world}/episode`).saveState(),
     effects: [] as Effect[],
     trace: [] as TraceEntry[],
+    rules: null as JsonValue,
     strayJobs: 0,
   };
+}
+
+/** What a tool world shows harness rules (`view()`): the time, whether the episode ended, the entities. */
+export function toolWorldView(s: ToolWorldState): JsonObject {
+  return { now: s.now, ended: s.ended, ...(s.entities as JsonObject) };
 }
 
 /** The context tools run with: one per loaded state, its step fields set before each call. */
@@ -168,9 +188,9 @@ function taskText(task: Task): CanonicalText {
  * A world made of typed tools over a data-only state: the Environment contract, virtual time, the
  * trial-owned scheduler, the seeded RNG, the effect log and the tool trace, once for every world.
  * Each call: a closed episode, an unknown tool or bad arguments answer a coded error; then the
- * task's transient faults and rate limit; then the tool. Afterwards time moves by the latency and
- * due jobs fire (a job of another episode is counted as a leak, never run). It also offers virtual
- * time control to harness layers (`elapse`, `deferJob`).
+ * task's rules (`DispatchRules`: its faults) may refuse it; then the tool. Afterwards time moves by
+ * the latency and due jobs fire (a job of another episode is counted as a leak, never run). It also
+ * offers virtual time control to harness layers (`elapse`, `deferJob`).
  */
 export class ToolWorld<S extends ToolWorldState> implements Environment, Inspection, Delivery, TimeControl {
   readonly spec: EnvSpec;
@@ -190,7 +210,9 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
 
   /** Loads a saved state (from `saveState`) into this instance; returns it. */
   restore(saved: JsonValue): this {
-    this.load(cloneJson(saved) as unknown as S);
+    const state = cloneJson(saved) as unknown as S;
+    this.def.rules?.upgrade(state);
+    this.load(state);
     return this;
   }
 
@@ -210,6 +232,7 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
   async reset(opts: ResetOptions): Promise<Observation> {
     const episode = opts.episodeId ?? `${opts.task.id}#${opts.seed}`;
     this.load(this.def.initialState(opts.task, opts.seed, episode));
+    this.def.rules?.start(this.state);
     for (const job of this.def.startJobs?.(this.state) ?? []) {
       this.scheduler.schedule(episode, job.due, job.kind, job.data);
     }
@@ -245,24 +268,15 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
       const parsed = parseToolArgs(tool, action.args);
       if (!parsed.ok) {
         result = { ok: false, error: parsed.error };
-      } else if (this.takeTransientFault(tool.name)) {
-        result = toolError("unavailable", `${tool.name} is temporarily unavailable`, true);
       } else {
-        const limited = this.rateLimited(tool.name);
-        if (limited !== null) {
-          const error = {
-            code: "rate_limited",
-            message: `too many calls; retry after ${limited} s`,
-            retryable: true,
-          };
-          result = { ok: false, error: { ...error, retry_after: limited } as typeof error };
-        } else {
-          const ctx = this.ctx!;
-          ctx.step = stepIndex;
-          ctx.extra = 0;
-          result = tool.run(parsed.value, ctx);
-          extra = ctx.extra;
-        }
+        const ctx = this.ctx!;
+        ctx.step = stepIndex;
+        ctx.extra = 0;
+        const rules = this.def.rules;
+        result = rules
+          ? rules.call(action, ctx, () => tool.run(parsed.value, ctx))
+          : tool.run(parsed.value, ctx);
+        extra = ctx.extra;
       }
     }
     const terminated = s.ended && result.ok && this.spec.terminalTools.includes(name);
@@ -281,25 +295,6 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
       };
     }
     return { observation, reward: 0, terminated: false, truncated: false, info: { now: s.now } };
-  }
-
-  private takeTransientFault(tool: string): boolean {
-    const list = this.state.faults.transientUnavailable;
-    const i = list.indexOf(tool);
-    if (i < 0) return false;
-    list.splice(i, 1);
-    return true;
-  }
-
-  /** Seconds to wait before the call is allowed, or null when it may go ahead (and is counted). */
-  private rateLimited(tool: string): number | null {
-    const rl = this.state.faults.rateLimit;
-    if (rl.limit <= 0 || !this.def.rateLimitedTools.has(tool)) return null;
-    const now = this.state.now;
-    rl.calls = rl.calls.filter((t) => t > now - rl.window);
-    if (rl.calls.length >= rl.limit) return Math.max(1, Math.ceil(rl.calls[0] + rl.window - now));
-    rl.calls.push(now);
-    return null;
   }
 
   /** Moves virtual time forward and fires every background job that falls due. */
@@ -324,8 +319,12 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
   }
 
   delivered(observation: Observation): void {
-    const last = this.state.trace[this.state.trace.length - 1];
-    if (last && observation.kind === "tool_result") last.result = cloneJson(observation.result);
+    const s = this.state;
+    const last = s.trace[s.trace.length - 1];
+    if (last && observation.kind === "tool_result") {
+      last.result = cloneJson(observation.result);
+      this.def.rules?.delivered(s, last.step, last.result);
+    }
   }
 
   evaluate(): Verdict {
@@ -341,8 +340,7 @@ export class ToolWorld<S extends ToolWorldState> implements Environment, Inspect
   }
 
   view(): Readonly<JsonObject> {
-    const s = this.state;
-    return { now: s.now, ended: s.ended, ...(s.entities as JsonObject) };
+    return toolWorldView(this.state);
   }
 
   stateHash(): string {

@@ -12,9 +12,10 @@ import { configError, ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import { cloneJson, type JsonObject, type JsonValue } from "../core/json.ts";
 import type { SavedEnvironment } from "../core/registry.ts";
-import { deepFreeze, frozenCopy } from "./deep-freeze.ts";
+import { frozenCopy } from "./deep-freeze.ts";
 import { Layer, saveEnvironment } from "./layer.ts";
 import { isBlocked, matchesTool, type Rule, type RuleEvent, type RuleState } from "./rule.ts";
+import { recordEvent, refusal, ruleState } from "./rule-hooks.ts";
 
 /** Restores a saved environment (the registry's `restore`): rule layers need it for shadow runs. */
 export type Restore = (saved: SavedEnvironment) => Environment;
@@ -115,21 +116,7 @@ export class RuleLayer extends Layer {
   }
 
   private state(world: JsonObject | (() => JsonObject), now: number, shadow: RuleState["shadow"]): RuleState {
-    let cached: JsonObject | undefined;
-    const history = this.s.history;
-    const params = this.rule.params;
-    const state = {
-      get world() {
-        cached ??= deepFreeze(cloneJson(typeof world === "function" ? world() : world));
-        return cached;
-      },
-      now,
-      step: history.length,
-      params: frozenCopy(params),
-      history: frozenCopy(history),
-      ...(shadow ? { shadow: frozenCopy(shadow) } : {}),
-    };
-    return Object.freeze(state);
+    return ruleState(this.rule, this.s.history, world, now, shadow);
   }
 
   async reset(opts: ResetOptions): Promise<Observation> {
@@ -176,17 +163,11 @@ export class RuleLayer extends Layer {
       blockedHere = true;
       if (filtered.seconds) this.timeControl()?.elapse(filtered.seconds);
       const now = this.now();
-      const error = {
-        code: filtered.code,
-        message: filtered.reason,
-        retryable: filtered.retryable,
-        ...(filtered.extra ?? {}),
-      };
       const observation: Observation = {
         kind: "tool_result",
         tool: String(action?.tool),
         callId: action?.callId,
-        result: { ok: false, error } as ToolResult,
+        result: refusal(filtered),
         now,
       };
       result = { observation, reward: 0, terminated: false, truncated: false, info: { now } };
@@ -233,15 +214,9 @@ export class RuleLayer extends Layer {
     }
     const layers = [...(result.info.layers ?? []), ...(fired ? [this.info.id] : [])];
     result = { ...result, info: { ...result.info, ...(layers.length ? { layers } : {}) } };
-    this.s.history.push({
-      step: this.s.history.length,
-      t,
-      tool: String(action?.tool),
-      args: cloneJson((action?.args ?? {}) as JsonObject),
-      result: result.observation.kind === "tool_result" ? cloneJson(result.observation.result) : { ok: true },
-      blocked: blockedHere,
-      fired,
-    });
+    const received: ToolResult =
+      result.observation.kind === "tool_result" ? result.observation.result : { ok: true };
+    recordEvent(this.s.history, t, action, received, blockedHere, fired);
     this.last = cloneJson(result.observation);
     return result;
   }

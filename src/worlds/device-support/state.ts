@@ -1,4 +1,4 @@
-import type { BaseFaults, ToolWorldState } from "../../core/tool-world.ts";
+import type { ToolWorldState } from "../../core/tool-world.ts";
 
 export const WORLD_ID = "device-support@1";
 export const VERIFIER_ID = "verify.device-support@1";
@@ -85,9 +85,12 @@ export interface Entities {
   closure?: Closure;
 }
 
-/** How the service misbehaves in this episode (from the task's params; the agent never sees it). */
-/** How the service misbehaves in this episode, beside the rate limit and transient faults of every world. */
-export interface FaultState extends BaseFaults {
+/**
+ * How the service behaves in this episode, as the spec defines its task families (from the task's
+ * params; the agent never sees it): the first create's lost reply or timeout, the receipt delay, the
+ * outage after the loss. The rate limit and transient faults are harness rules the task declares.
+ */
+export interface FaultState {
   /** What the first authorised, valid create_replacement does. */
   firstCreate: "normal" | "lost-reply" | "timeout-before-commit";
   /** Seconds until the receipt of a replacement becomes visible to find_replacements. */

@@ -3,6 +3,7 @@ import { constantArray } from "../../core/hash.ts";
 import { cloneJson, type JsonValue } from "../../core/json.ts";
 import { toolDescriptor } from "../../core/tool.ts";
 import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { serviceFaultDispatch } from "../shared/index.ts";
 import { type DeviceSupportState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import type { DeviceSupportParams } from "./tasks.ts";
 import { RATE_LIMITED_TOOLS, TOOLS } from "./tools.ts";
@@ -43,8 +44,6 @@ export function initialState(task: Task, seed: number, episode: string): DeviceS
       unverifiableAfterLoss: p.unverifiable,
       firstCreateDone: false,
       outage: false,
-      rateLimit: { limit: p.rateLimit.limit, window: p.rateLimit.window, calls: [] },
-      transientUnavailable: [...p.transientUnavailable],
     },
     counters: { request: 0, receipt: 0, message: 0, ticket: 0 },
   };
@@ -53,7 +52,8 @@ export function initialState(task: Task, seed: number, episode: string): DeviceS
 const DEFINITION: ToolWorldDefinition<DeviceSupportState> = {
   spec: DEVICE_SUPPORT_SPEC,
   tools: TOOLS,
-  rateLimitedTools: RATE_LIMITED_TOOLS,
+  // the task's rate limit and transient faults: harness rules at the dispatch point
+  rules: serviceFaultDispatch(RATE_LIMITED_TOOLS),
   initialState,
   // a decision requested before the episode (e.g. a denial on its way) is due from the start
   startJobs: (s) =>

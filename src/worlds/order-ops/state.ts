@@ -1,4 +1,4 @@
-import type { BaseFaults, ToolWorldState } from "../../core/tool-world.ts";
+import type { ToolWorldState } from "../../core/tool-world.ts";
 
 export const WORLD_ID = "order-ops@1";
 export const VERIFIER_ID = "verify.order-ops@1";
@@ -110,9 +110,12 @@ export interface Entities {
   closure?: Closure;
 }
 
-/** How the service misbehaves in this episode (from the task's params; hidden from the agent). */
-/** How the service misbehaves in this episode, beside the rate limit and transient faults of every world. */
-export interface FaultState extends BaseFaults {
+/**
+ * How the service behaves in this episode, as the spec defines its task families (from the task's
+ * params; hidden from the agent): the first refund's lost reply, the refund visibility delay. The rate
+ * limit and transient faults are harness rules the task declares.
+ */
+export interface FaultState {
   /** What the first valid, new-key `issue_refund` does. */
   firstRefund: "normal" | "lost-reply";
   firstRefundDone: boolean;

@@ -2,6 +2,7 @@ import type { EnvSpec, Task, ToolDescriptor } from "../../core/contracts.ts";
 import { cloneJson, type JsonValue } from "../../core/json.ts";
 import { toolDescriptor } from "../../core/tool.ts";
 import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { serviceFaultDispatch } from "../shared/index.ts";
 import { type OrderOpsState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import type { OrderOpsParams } from "./tasks.ts";
 import { RATE_LIMITED_TOOLS, TOOLS } from "./tools.ts";
@@ -36,8 +37,6 @@ export function initialState(task: Task, seed: number, episode: string): OrderOp
       firstRefund: p.firstRefund,
       firstRefundDone: false,
       refundDelay: p.refundDelay,
-      rateLimit: { limit: p.rateLimit.limit, window: p.rateLimit.window, calls: [] },
-      transientUnavailable: [...p.transientUnavailable],
     },
     counters: { refund: 0, shipment: 0, message: 0, escalation: 0 },
   };
@@ -46,7 +45,8 @@ export function initialState(task: Task, seed: number, episode: string): OrderOp
 const DEFINITION: ToolWorldDefinition<OrderOpsState> = {
   spec: ORDER_OPS_SPEC,
   tools: TOOLS,
-  rateLimitedTools: RATE_LIMITED_TOOLS,
+  // the task's rate limit and transient faults: harness rules at the dispatch point
+  rules: serviceFaultDispatch(RATE_LIMITED_TOOLS),
   initialState,
   startJobs: (s) =>
     (s.task.params as unknown as OrderOpsParams).jobs.map((job) => ({

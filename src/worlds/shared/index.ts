@@ -8,6 +8,7 @@ export {
   transientUnavailableFor,
 } from "./difficulty-ranges.ts";
 export { idArg, notFound } from "./entity-id.ts";
+export { type ServiceFaultParams, serviceFaultDispatch, serviceFaultRules } from "./fault-rules.ts";
 export { personName, streetLine } from "./names.ts";
 export { reconcileWrite, type UnconfirmedWrite } from "./reconcile-write.ts";
 export {
