@@ -43,6 +43,7 @@ export {
   type RuleEvent,
   type RuleState,
 } from "./rule.ts";
+export { recordEvent, refusal, ruleState } from "./rule-hooks.ts";
 export { type Restore, RuleLayer } from "./rule-layer.ts";
 export {
   renderSeparation,
@@ -51,4 +52,5 @@ export {
   variantSeparation,
 } from "./separation.ts";
 export { SETUP_REPLAY_ID, SetupLayer, type SetupParams } from "./setup-layer.ts";
+export { fromBaseFaults, type TaskRulesOptions, type TaskRulesState, taskRules } from "./task-rules.ts";
 export { type LayerSpec, readVariant, type VariantSpec, variantId, variantLabel } from "./variant.ts";
