@@ -93,6 +93,7 @@ export interface DeviceSupportParams {
   firstCreate: "normal" | "lost-reply" | "timeout-before-commit";
   receiptDelay: number;
   unverifiable: boolean;
+  /** Service faults: the world declares them as harness rules for the task (`serviceFaultRules`). */
   rateLimit: RateLimit;
   transientUnavailable: string[];
 }

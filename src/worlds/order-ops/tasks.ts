@@ -90,6 +90,7 @@ export interface OrderOpsParams {
   latency: number;
   firstRefund: "normal" | "lost-reply";
   refundDelay: number;
+  /** Service faults: the world declares them as harness rules for the task (`serviceFaultRules`). */
   rateLimit: RateLimit;
   transientUnavailable: string[];
 }
