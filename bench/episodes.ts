@@ -1,9 +1,9 @@
 import { fileURLToPath } from "node:url";
 import type { Agent, TrialSpec } from "../src/core/contracts.ts";
+import { defaultGym } from "../src/gym/index.ts";
 import { DEFAULT_BUDGET, parseExperiment } from "../src/runner/experiment.ts";
 import { runExperiment } from "../src/runner/run.ts";
 import { runTrial } from "../src/runner/trial.ts";
-import { defaultRegistry } from "../src/worlds/index.ts";
 import { against, type BenchOptions, type BenchReport, type Figure } from "./figures.ts";
 import { WORLD } from "./fixtures.ts";
 import { isolated, median, medianRatio, spreadOf } from "./measure.ts";
@@ -69,7 +69,7 @@ const BATCH = 160;
 const CONCURRENCY = 64;
 let next = 0;
 let experiments = 0;
-let registry: ReturnType<typeof defaultRegistry> | undefined;
+let gym: ReturnType<typeof defaultGym> | undefined;
 
 /** The units of work the isolated processes run (one variant per process): a batch of episodes each. */
 export async function workBare(): Promise<number> {
@@ -91,7 +91,7 @@ export const workNoAfterEnd = () => trials(false);
 
 /** The whole runner: manifest, CONCURRENCY trials in flight, summaries (no store: see the store benchmark). */
 export async function workExperiment(): Promise<number> {
-  registry ??= defaultRegistry();
+  gym ??= defaultGym();
   const config = parseExperiment({
     id: `bench-episodes-${experiments++}`,
     worlds: [WORLD.id],
@@ -103,7 +103,7 @@ export async function workExperiment(): Promise<number> {
     concurrency: CONCURRENCY,
   });
   next += BATCH;
-  const result = await runExperiment(config, { registry });
+  const result = await runExperiment(config, gym.runOptions());
   const failed = result.trials.filter((t) => t.outcome !== "passed");
   if (failed.length) throw new Error(`bench: ${failed.length} experiment trials did not pass`);
   return result.trials.length;

@@ -21,9 +21,9 @@ import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createLlmAgent, defaultConfig, nodeFetch } from "../src/agents/llm/index.ts";
 import type { TrialRecord } from "../src/core/contracts.ts";
+import { defaultGym } from "../src/gym/index.ts";
 import { parseExperiment } from "../src/runner/experiment.ts";
 import { runExperiment } from "../src/runner/run.ts";
-import { defaultRegistry } from "../src/worlds/index.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -140,7 +140,7 @@ export async function measureLlmOverhead(options: LlmOverheadOptions = {}): Prom
     const config = { ...defaultConfig("openai", "fake-model", baseURL), apiKey: "bench" };
     config.limiter = { initial: episodes, max: episodes * 2 };
     const agent = createLlmAgent(config, { fetch: timedFetch });
-    const registry = defaultRegistry();
+    const registry = defaultGym().registry;
     const run = (trials: number, records?: TrialRecord[]) =>
       runExperiment(
         parseExperiment({

@@ -1,11 +1,10 @@
 /** Proving Ground: the library API. Everything the CLI does is a function call. */
-import "./agents/index.ts"; // registers the openai:, anthropic:, openai-compatible: and cmd: agent kinds
 
 export { createCmdAgent } from "./agents/cmd/index.ts";
+export type { AgentKind, ResolveAgent, ResolvedAgent } from "./agents/index.ts";
+export { AgentResolver, BUILTIN_AGENT_KINDS, loadModuleAgent } from "./agents/index.ts";
 export { startFakeLlmServer } from "./agents/llm/fake/index.ts";
-export { createLlmAgent, registerPrices } from "./agents/llm/index.ts";
-export type { AgentResolver, ResolvedAgent } from "./agents/resolve.ts";
-export { loadModuleAgent, registerAgentResolver, resolveAgent } from "./agents/resolve.ts";
+export { createLlmAgent, PriceTable } from "./agents/llm/index.ts";
 export type {
   Action,
   Agent,
@@ -53,6 +52,8 @@ export {
   VirtualClock,
   WIRE_ERRORS,
 } from "./core/index.ts";
+export type { GymDescription, GymParts, GymPlugin } from "./gym/index.ts";
+export { createGym, defaultGym, Gym, loadGym } from "./gym/index.ts";
 export type { LayerSpec, Rule, VariantSpec } from "./harness/index.ts";
 export {
   blocked,
@@ -103,4 +104,4 @@ export {
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
 export { deviceSupport } from "./worlds/device-support/index.ts";
-export { defaultRegistry, registerBuiltinWorlds } from "./worlds/index.ts";
+export { BUILTIN_HANDOFFS, BUILTIN_WORLDS, orderOps, supportOrders } from "./worlds/index.ts";

@@ -1,8 +1,10 @@
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Agent, AgentRef } from "../core/contracts.ts";
 import { configError, errorMessage } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
+import { importAgentModule } from "./import-module.ts";
+import type { LimiterPool } from "./llm/limiter.ts";
+import type { PriceTable } from "./llm/prices.ts";
 
 /** An agent named by the user, ready to be bound to each world it plays. */
 export interface ResolvedAgent {
@@ -10,48 +12,85 @@ export interface ResolvedAgent {
   forWorld(world: WorldDefinition): Agent;
 }
 
-/** Turns the part after `prefix:` into an agent (e.g. `openai:gpt-4o` → resolver "openai" gets "gpt-4o"). */
-export type AgentResolver = (rest: string, spec: string, ctx: ResolveContext) => Promise<ResolvedAgent>;
-
+/** What resolving an `--agent` spec may use; everything is injected by the gym. */
 export interface ResolveContext {
   cwd: string;
   /** Worlds the agent will play, to check scripted policy names up front. */
   worlds: WorldDefinition[];
+  /** The environment agent kinds read (API keys, base URLs): the gym's, never `process.env` directly. */
+  env: Readonly<Record<string, string | undefined>>;
+  prices: PriceTable;
+  /** Provider-endpoint limiters shared by the gym's LLM agents. */
+  limiters: LimiterPool;
 }
 
-const resolvers = new Map<string, AgentResolver>();
-
-/** Adds a `prefix:` form of `--agent` (LLM providers, external commands...). */
-export function registerAgentResolver(prefix: string, resolver: AgentResolver): void {
-  resolvers.set(prefix, resolver);
+/**
+ * A `prefix:` form of `--agent` (`openai:gpt-4o` → kind "openai" gets "gpt-4o"). Kinds are plain
+ * values handed to the gym (`createGym({agentKinds})`); their heavy code loads when a spec uses them.
+ */
+export interface AgentKind {
+  prefix: string;
+  description: string;
+  resolve(rest: string, spec: string, ctx: ResolveContext): Promise<ResolvedAgent>;
 }
+
+/** Resolves an `--agent` spec for the worlds it will play: the gym's resolver, injected into the runner. */
+export type ResolveAgent = (
+  spec: string,
+  ctx: { cwd: string; worlds: WorldDefinition[] },
+) => Promise<ResolvedAgent>;
+
+/** Prefixes every resolver understands without a kind: `scripted:NAME` and `module:PATH`. */
+const BUILT_IN_PREFIXES = ["scripted", "module"];
 
 export function isModulePath(spec: string): boolean {
   return /^(\.{1,2}\/|\/)/.test(spec) || /\.(m?js|ts|mts)$/.test(spec);
 }
 
 /**
- * Resolves an `--agent` spec: a scripted policy name (`cautious`), a module path
- * (`./policy.mjs`, `.ts`), or `prefix:rest` for a registered resolver.
+ * Resolves `--agent` specs against a fixed set of agent kinds: a scripted policy name (`cautious`), a
+ * module path (`./policy.mjs`, `.ts`), or `prefix:rest` for a kind. A known `prefix:` wins over the
+ * module-path form, so `cmd:node agent.mjs` is a command, not a file.
  */
-export async function resolveAgent(spec: string, ctx: ResolveContext): Promise<ResolvedAgent> {
-  if (isModulePath(spec)) return loadModuleAgent(spec, ctx.cwd);
-  const colon = spec.indexOf(":");
-  if (colon > 0) {
-    const prefix = spec.slice(0, colon);
+export class AgentResolver {
+  readonly #kinds = new Map<string, AgentKind>();
+
+  constructor(kinds: readonly AgentKind[] = []) {
+    for (const kind of kinds) {
+      if (!/^[a-z][a-z0-9-]*$/.test(kind.prefix) || BUILT_IN_PREFIXES.includes(kind.prefix)) {
+        throw configError("bad_agent_kind", `agent kind prefix "${kind.prefix}" is not allowed`);
+      }
+      if (this.#kinds.has(kind.prefix)) {
+        throw configError("duplicate_agent_kind", `two agent kinds have the prefix "${kind.prefix}"`);
+      }
+      this.#kinds.set(kind.prefix, kind);
+    }
+  }
+
+  /** The kinds' prefixes, in the order given. */
+  prefixes(): string[] {
+    return [...this.#kinds.keys()];
+  }
+
+  kinds(): AgentKind[] {
+    return [...this.#kinds.values()];
+  }
+
+  async resolve(spec: string, ctx: ResolveContext): Promise<ResolvedAgent> {
+    const colon = spec.indexOf(":");
+    const prefix = colon > 0 ? spec.slice(0, colon) : "";
     const rest = spec.slice(colon + 1);
+    const kind = this.#kinds.get(prefix);
+    if (kind) return kind.resolve(rest, spec, ctx);
     if (prefix === "scripted") return scriptedAgent(rest, ctx);
     if (prefix === "module") return loadModuleAgent(rest, ctx.cwd);
-    const resolver = resolvers.get(prefix);
-    if (!resolver) {
-      throw configError(
-        "unknown_agent",
-        `unknown agent kind "${prefix}:" in "${spec}" (known: scripted:, module:${[...resolvers.keys()].map((k) => `, ${k}:`).join("")})`,
-      );
+    if (isModulePath(spec)) return loadModuleAgent(spec, ctx.cwd);
+    if (/^[a-z][a-z0-9-]*$/.test(prefix)) {
+      const known = [...BUILT_IN_PREFIXES, ...this.#kinds.keys()].map((k) => `${k}:`).join(", ");
+      throw configError("unknown_agent", `unknown agent kind "${prefix}:" in "${spec}" (known: ${known})`);
     }
-    return resolver(rest, spec, ctx);
+    return scriptedAgent(spec, ctx);
   }
-  return scriptedAgent(spec, ctx);
 }
 
 function scriptedAgent(name: string, ctx: ResolveContext): ResolvedAgent {
@@ -79,7 +118,7 @@ export async function loadModuleAgent(file: string, cwd: string): Promise<Resolv
   const full = path.resolve(cwd, file);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(full).href)) as Record<string, unknown>;
+    mod = await importAgentModule(full);
   } catch (err) {
     throw configError("bad_agent_module", `cannot load agent module ${file}: ${errorMessage(err)}`);
   }

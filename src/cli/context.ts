@@ -2,20 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
-import type { Registry } from "../core/registry.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/store.ts";
-import { defaultRegistry } from "../worlds/index.ts";
 
 export const DEFAULT_STORE = ".proving/proving.db";
-
-let registry: Registry | undefined;
-
-/** The process-wide registry of worlds (and, as they land, harness layers and agent kinds). */
-export function cliRegistry(): Registry {
-  registry ??= defaultRegistry();
-  return registry;
-}
 
 export function storePath(opt: string | undefined): string {
   return path.resolve(opt ?? process.env.PROVING_STORE ?? DEFAULT_STORE);

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
-import "../agents/index.ts";
 import { registerCompare } from "./commands/compare.ts";
 import { registerExport } from "./commands/export.ts";
 import { registerFakeLlm } from "./commands/fake-llm.ts";
@@ -15,6 +14,7 @@ import { registerShow } from "./commands/show.ts";
 import { registerTasks } from "./commands/tasks.ts";
 import { registerWorlds } from "./commands/worlds.ts";
 import { reportFailure } from "./context.ts";
+import { cliGymSource } from "./gym-source.ts";
 
 // the AI SDK reads this global (not the environment variable) before printing warnings to the console
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -25,20 +25,25 @@ export function buildProgram(): Command {
     .version("0.1.0")
     // bad flags get the same one-line `proving: error: ...` as every other error (no help dump)
     .configureOutput({ outputError: (text, write) => write(`proving: ${text.trim()} (see --help)\n`) })
+    .option(
+      "--gym <file>",
+      "a gym description (JSON/YAML; or $PROVING_GYM) whose plugins add worlds, rules, agent kinds",
+    )
     .exitOverride();
-  registerRun(program);
-  registerResume(program);
-  registerReplay(program);
+  const gym = cliGymSource(program);
+  registerRun(program, gym);
+  registerResume(program, gym);
+  registerReplay(program, gym);
   registerCompare(program);
-  registerSelftest(program);
-  registerWorlds(program);
-  registerFakeLlm(program);
-  registerTasks(program);
+  registerSelftest(program, gym);
+  registerWorlds(program, gym);
+  registerFakeLlm(program, gym);
+  registerTasks(program, gym);
   registerShow(program);
   registerExport(program);
   registerReport(program);
-  registerServe(program);
-  registerMcp(program);
+  registerServe(program, gym);
+  registerMcp(program, gym);
   return program;
 }
 

@@ -36,6 +36,27 @@ export interface ErrorEntry {
 /** Codes of thrown errors (`ProvingError`), grouped by fault. */
 export const ERROR_CATALOGUE = {
   // ---- config: the experiment, flags, files or environment given to the gym are wrong
+  bad_gym: {
+    fault: "config",
+    meaning: "a gym description that is not valid (fields, schema version, prices)",
+  },
+  bad_gym_plugin: {
+    fault: "config",
+    meaning:
+      "a gym plugin module cannot be loaded, or its default export is not `{worlds?, rules?, handoffs?, agentKinds?}`",
+  },
+  duplicate_gym_part: {
+    fault: "config",
+    meaning: "two sources of a gym (built-ins, plugins) provide parts with one id",
+  },
+  unknown_gym_part: {
+    fault: "config",
+    meaning: "a gym description names a world, rule, hand-off or agent kind that nothing provides",
+  },
+  bad_agent_kind: {
+    fault: "config",
+    meaning: "an agent kind whose prefix is malformed or taken by a built-in kind",
+  },
   bad_agent_module: {
     fault: "config",
     meaning: "an agent module cannot be loaded, or its default export is not an Agent `{id, start}`",
@@ -83,8 +104,12 @@ export const ERROR_CATALOGUE = {
       "a rule needs a capability (virtual-time control, a registry for shadow copies) its world does not offer",
   },
   duplicate_agent: { fault: "config", meaning: "two agents of an experiment have the same id" },
+  duplicate_agent_kind: { fault: "config", meaning: "two agent kinds of a gym have the same prefix" },
+  duplicate_handoff: { fault: "config", meaning: "two hand-offs of a gym have the same id" },
+  duplicate_rule: { fault: "config", meaning: "two rules of a gym have the same id" },
   duplicate_trial: { fault: "config", meaning: "an experiment plans the same trial twice" },
   duplicate_variant: { fault: "config", meaning: "an experiment lists the same variant twice" },
+  duplicate_world: { fault: "config", meaning: "two worlds of a gym have the same id" },
   empty_experiment: { fault: "config", meaning: "the experiment has no planned trials" },
   experiment_conflict: {
     fault: "config",

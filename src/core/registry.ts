@@ -20,6 +20,8 @@ export interface WorldDefinition {
   generateTask(request: TaskRequest): Task;
   /** A fresh instance, not yet reset. */
   create(): Environment;
+  /** An instance restored from what its `saveState()` returned (the world's state factory). */
+  restore(state: JsonValue): Environment;
   /** Scripted policies that ship with the world, by name; `knownGood` names the one that passes every task. */
   policies: Record<string, Agent>;
   knownGood: string;
@@ -36,16 +38,17 @@ export interface SavedEnvironment {
 export type StateFactory = (state: JsonValue) => Environment;
 
 /**
- * The registry of worlds and of state factories (worlds and harness layers).
- * One per process is enough; tests may create their own.
+ * The registry of a gym's worlds and of its state factories (worlds and harness layers). An instance,
+ * built by the gym's composition root (`createGym`); nothing registers itself anywhere.
  */
 export class Registry {
   private readonly worlds = new Map<string, WorldDefinition>();
   private readonly factories = new Map<string, StateFactory>();
 
-  registerWorld(world: WorldDefinition, fromState: StateFactory): void {
+  registerWorld(world: WorldDefinition): void {
+    if (this.worlds.has(world.id)) throw configError("duplicate_world", `two worlds have the id ${world.id}`);
     this.worlds.set(world.id, world);
-    this.factories.set(world.id, fromState);
+    this.factories.set(world.id, (state) => world.restore(state));
   }
 
   registerFactory(type: string, fromState: StateFactory): void {

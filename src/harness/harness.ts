@@ -3,7 +3,6 @@ import type { Environment, TrialSpec } from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { Registry, SavedEnvironment, WorldDefinition } from "../core/registry.ts";
-import { FAULT_RULES } from "./faults/index.ts";
 import { HARNESS_STACK_TYPE, Layer, type SavedLayer, type StackState, saveEnvironment } from "./layer.ts";
 import { type Handoff, LINK_ID, LinkLayer, type LinkParams } from "./link-layer.ts";
 import type { RuleDefinition } from "./rule.ts";
@@ -52,10 +51,10 @@ interface LayerFactoryState {
 }
 
 /**
- * The harness: a catalog of layers (the fault rules, `setup.replay@1`, `link@1`) and hand-offs, and
- * everything that turns declarative variants into environments. It registers a state factory for the
- * stack (`harness.stack@1`) and for every layer id in the registry, so a saved stacked variant
- * restores through registered factories.
+ * The harness: a catalog of layers (the rules it is given, `setup.replay@1`, `link@1`) and hand-offs,
+ * and everything that turns declarative variants into environments. It registers a state factory for
+ * the stack (`harness.stack@1`) and for every layer id in the registry, so a saved stacked variant
+ * restores through registered factories. The gym builds one (`createGym`) with its rules and hand-offs.
  */
 export class Harness {
   // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
@@ -64,9 +63,10 @@ export class Harness {
 
   constructor(
     readonly registry: Registry,
-    opts: { handoffs?: readonly Handoff[] } = {},
+    // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
+    opts: { rules?: readonly RuleDefinition<any>[]; handoffs?: readonly Handoff[] } = {},
   ) {
-    for (const rule of FAULT_RULES) this.registerRule(rule);
+    for (const rule of opts.rules ?? []) this.registerRule(rule);
     for (const h of opts.handoffs ?? []) this.registerHandoff(h);
     registry.registerFactory(HARNESS_STACK_TYPE, (state) =>
       this.restoreStack(state as unknown as StackState),
@@ -81,6 +81,7 @@ export class Harness {
   registerRule(def: RuleDefinition<any>): void {
     if (!/^rule\.[a-z0-9-]+@\d+$/.test(def.id))
       throw configError("bad_rule_id", `rule ids are rule.<name>@<version>, got ${def.id}`);
+    if (this.rules.has(def.id)) throw configError("duplicate_rule", `two rules have the id ${def.id}`);
     this.rules.set(def.id, def);
     this.registry.registerFactory(def.id, (state) =>
       this.restoreLayer(state as unknown as LayerFactoryState),
@@ -88,6 +89,7 @@ export class Harness {
   }
 
   registerHandoff(h: Handoff): void {
+    if (this.handoffs.has(h.id)) throw configError("duplicate_handoff", `two hand-offs have the id ${h.id}`);
     this.handoffs.set(h.id, h);
   }
 
@@ -98,6 +100,10 @@ export class Harness {
       { id: LINK_ID, description: "run a task of another world after this one (hand-off of data)" },
       ...[...this.rules.values()].map((r) => ({ id: r.id, description: r.description })),
     ];
+  }
+
+  ruleIds(): string[] {
+    return [...this.rules.keys()];
   }
 
   handoffIds(): string[] {

@@ -1,5 +1,7 @@
 import os from "node:os";
-import { type ResolvedAgent, resolveAgent } from "../agents/resolve.ts";
+import { LimiterPool } from "../agents/llm/limiter.ts";
+import { PriceTable } from "../agents/llm/prices.ts";
+import { AgentResolver, type ResolveAgent, type ResolvedAgent } from "../agents/resolve.ts";
 import type { Agent, AgentRef, Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, errorMessage } from "../core/errors.ts";
@@ -26,6 +28,11 @@ export interface Progress {
 
 export interface RunOptions {
   registry: Registry;
+  /**
+   * Resolves `config.agents`: the gym's resolver (`gym.runOptions()`). Without one, only scripted
+   * policies and module agents resolve (no agent kinds); not used when `agents` is given.
+   */
+  resolveAgent?: ResolveAgent;
   /** Where the experiment, its manifest and every trial are written. Without one, results stay in memory. */
   store?: Store;
   concurrency?: number;
@@ -68,9 +75,19 @@ export function newExperimentId(now: Date): string {
   return `exp-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
+/** Scripted policies and module agents only: the resolver of a gym without agent kinds. */
+const scriptedOrModule: ResolveAgent = (spec, ctx) =>
+  new AgentResolver().resolve(spec, {
+    ...ctx,
+    env: {},
+    prices: new PriceTable(),
+    limiters: new LimiterPool(),
+  });
+
 export async function resolveAgents(
   config: ExperimentConfig,
   registry: Registry,
+  resolveAgent: ResolveAgent,
   cwd: string,
 ): Promise<ResolvedAgent[]> {
   const worlds = config.worlds.map((w) => registry.world(w));
@@ -88,7 +105,8 @@ export async function resolveAgents(
 export async function runExperiment(config: ExperimentConfig, opts: RunOptions): Promise<ExperimentResult> {
   const now = opts.now ?? (() => new Date());
   const cwd = opts.cwd ?? process.cwd();
-  const agents = opts.agents ?? (await resolveAgents(config, opts.registry, cwd));
+  const agents =
+    opts.agents ?? (await resolveAgents(config, opts.registry, opts.resolveAgent ?? scriptedOrModule, cwd));
   const experimentId = config.id ?? newExperimentId(now());
   const refs: AgentRef[] = agents.map((a) => a.ref);
   const variants = config.variants?.length ? opts.planVariants?.(config) : undefined;

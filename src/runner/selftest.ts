@@ -1,3 +1,4 @@
+import type { ResolveAgent } from "../agents/resolve.ts";
 import type { Registry } from "../core/registry.ts";
 import type { TrialSummary } from "../store/store.ts";
 import { parseExperiment } from "./experiment.ts";
@@ -33,7 +34,11 @@ export interface SelftestOptions {
  * the known-good policy passes every generated task; each bad policy fails the families it is
  * built to fail, caught by the expected violation codes.
  */
-export async function runSelftest(registry: Registry, opts: SelftestOptions = {}): Promise<SelftestResult> {
+export async function runSelftest(
+  gym: { registry: Registry; resolveAgent: ResolveAgent },
+  opts: SelftestOptions = {},
+): Promise<SelftestResult> {
+  const registry = gym.registry;
   const worlds = (opts.worlds ?? registry.listWorlds().map((w) => w.id)).map((id) => registry.world(id));
   const policies: SelftestResult["policies"] = {};
   const problems: string[] = [];
@@ -49,6 +54,7 @@ export async function runSelftest(registry: Registry, opts: SelftestOptions = {}
     });
     const result = await runExperiment(config, {
       registry,
+      resolveAgent: gym.resolveAgent,
       ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
     });
     total += result.trials.length;

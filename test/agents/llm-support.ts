@@ -1,13 +1,12 @@
 /** Shared helpers of the LLM agent tests: fake servers, env scoping, experiments that keep full records. */
-import "../../src/agents/index.ts";
 import type { FakeLlmServer, FakeLlmServerOptions } from "../../src/agents/llm/fake/index.ts";
 import { startFakeLlmServer } from "../../src/agents/llm/fake/index.ts";
 import type { TrialRecord } from "../../src/core/contracts.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { type ExperimentInput, parseExperiment } from "../../src/runner/experiment.ts";
 import { type ExperimentResult, type RunOptions, runExperiment } from "../../src/runner/run.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 
-export const registry = defaultRegistry();
+export const registry = defaultGym().registry;
 export const world = registry.world("device-support@1");
 
 export async function withServer<T>(
@@ -74,8 +73,10 @@ export async function runWithRecords(
   options: Partial<RunOptions> = {},
 ): Promise<RunResult> {
   const records: TrialRecord[] = [];
+  // a gym per run, reading the environment as `withEnv` set it (API keys, base URLs)
+  const gym = defaultGym({ env: { ...process.env } });
   const result = await runExperiment(parseExperiment({ worlds: ["device-support@1"], ...input }), {
-    registry,
+    ...gym.runOptions(),
     concurrency: 4,
     ...options,
     onTrial: (record, progress) => {

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { APICallError } from "ai";
+import { Command } from "commander";
 import {
   AimdLimiter,
   classifyFailure,
@@ -12,14 +13,15 @@ import {
   INVALID_ARGUMENTS_KEY,
   MALFORMED_TOOL,
   mapToolCall,
+  PriceTable,
   parseLlmSpec,
-  priceFor,
-  registerPrices,
   retryAfterMs,
   retryDelayMs,
 } from "../../src/agents/llm/index.ts";
+import { cliGymSource } from "../../src/cli/gym-source.ts";
 import type { ToolDescriptor } from "../../src/core/contracts.ts";
 import { ProvingError } from "../../src/core/errors.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 
 describe("AIMD limiter", () => {
   test("grows in slow start, halves once per round trip on throttles, then grows additively", async () => {
@@ -193,43 +195,42 @@ describe("retries", () => {
 
 describe("prices", () => {
   test("exact, provider-qualified and dated model ids; user entries win", () => {
-    assert.deepEqual(priceFor("openai", "gpt-4o-mini")?.input, 0.15);
-    assert.equal(priceFor("openai", "gpt-4o-2024-08-06")?.input, 2.5, "longest prefix: gpt-4o");
-    assert.equal(priceFor("openai", "gpt-4o-mini-2024-07-18")?.input, 0.15, "not gpt-4o");
-    assert.equal(priceFor("anthropic", "gpt-4o"), undefined, "prices belong to their provider");
-    assert.equal(priceFor("openai", "gpt-4oxyz"), undefined, "a prefix ends at a dash");
-    registerPrices({ "my-local-model": { input: 0, output: 0.5 } });
-    assert.equal(priceFor("openai-compatible", "my-local-model")?.output, 0.5);
-    assert.throws(() => registerPrices({ bad: { input: -1, output: 1 } }), /bad_price|expected/);
+    const prices = new PriceTable();
+    assert.deepEqual(prices.get("openai", "gpt-4o-mini")?.input, 0.15);
+    assert.equal(prices.get("openai", "gpt-4o-2024-08-06")?.input, 2.5, "longest prefix: gpt-4o");
+    assert.equal(prices.get("openai", "gpt-4o-mini-2024-07-18")?.input, 0.15, "not gpt-4o");
+    assert.equal(prices.get("anthropic", "gpt-4o"), undefined, "prices belong to their provider");
+    assert.equal(prices.get("openai", "gpt-4oxyz"), undefined, "a prefix ends at a dash");
+    prices.add({ "my-local-model": { input: 0, output: 0.5 } });
+    assert.equal(prices.get("openai-compatible", "my-local-model")?.output, 0.5);
+    assert.throws(() => prices.add({ bad: { input: -1, output: 1 } }), /bad_price|expected/);
   });
 
-  test("cost counts cached input at its own price", () => {
-    const price = { input: 2, output: 10, cachedInput: 0.5 };
-    assert.equal(costUsd(price, { inputTokens: 1_000_000, outputTokens: 0 }), 2);
-    assert.equal(
-      costUsd(price, { inputTokens: 1_000_000, outputTokens: 100_000, cachedInputTokens: 500_000 }),
-      2.25,
-    );
+  test("a table belongs to its gym: what one gym adds, another does not see", () => {
+    const one = defaultGym({ prices: { "anthropic:claude-only-here": { input: 7, output: 9 } } });
+    const other = defaultGym();
+    assert.equal(one.prices.get("anthropic", "claude-only-here-2026")?.input, 7);
+    assert.equal(other.prices.get("anthropic", "claude-only-here-2026"), undefined);
+    assert.deepEqual(one.describe().prices, { "anthropic:claude-only-here": { input: 7, output: 9 } });
   });
 
-  test("PROVING_LLM_PRICES extends the table", () => {
+  test("the CLI's gym adds the prices of PROVING_LLM_PRICES", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-prices-"));
     const file = path.join(dir, "prices.json");
     fs.writeFileSync(file, JSON.stringify({ "anthropic:claude-test": { input: 7, output: 9 } }));
-    const saved = process.env.PROVING_LLM_PRICES;
-    process.env.PROVING_LLM_PRICES = file;
     try {
-      assert.equal(priceFor("anthropic", "claude-test-2026")?.input, 7);
+      const gym = await cliGymSource(new Command(), { PROVING_LLM_PRICES: file })();
+      assert.equal(gym.prices.get("anthropic", "claude-test-2026")?.input, 7);
+      fs.writeFileSync(file, "{not json");
+      await assert.rejects(cliGymSource(new Command(), { PROVING_LLM_PRICES: file })(), /PROVING_LLM_PRICES/);
     } finally {
-      if (saved === undefined) delete process.env.PROVING_LLM_PRICES;
-      else process.env.PROVING_LLM_PRICES = saved;
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
 describe("agent specs", () => {
-  const ctx = (env: Record<string, string> = {}) => ({ cwd: "/work", env });
+  const ctx = (env: Record<string, string> = {}) => ({ cwd: "/work", env, prices: new PriceTable() });
 
   test("openai needs a key for api.openai.com, reads OPENAI_BASE_URL", () => {
     assert.throws(
@@ -284,12 +285,14 @@ describe("agent specs", () => {
       const c = parseLlmSpec("openai", "m?system=@sys.txt", {
         cwd: dir,
         env: { OPENAI_API_KEY: "k", PROVING_LLM_CACHE: "cache" },
+        prices: new PriceTable(),
       });
       assert.equal(c.templates.system, "You work on {{world}}.");
       assert.equal(c.cacheDir, path.join(dir, "cache"));
       const off = parseLlmSpec("openai", "m?cache=off", {
         cwd: dir,
         env: { OPENAI_API_KEY: "k", PROVING_LLM_CACHE: "c" },
+        prices: new PriceTable(),
       });
       assert.equal(off.cacheDir, undefined);
     } finally {

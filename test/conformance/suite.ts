@@ -2,7 +2,7 @@
  * The conformance suite every world passes. Call it from a test file:
  *
  *   import { conformanceSuite } from "../conformance/suite.ts";
- *   const registry = defaultRegistry();
+ *   const registry = defaultGym().registry;
  *   conformanceSuite(registry.world("my-world@1"), { registry });
  *
  * It registers node:test tests (one `describe` named `conformance: <world id>`) that check:

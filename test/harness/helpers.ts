@@ -1,11 +1,12 @@
 /** Shared helpers of the harness tests: a registry + harness, tasks, and stepping shortcuts. */
 import type { Action, Environment, StepResult, ToolResult } from "../../src/core/contracts.ts";
 import type { JsonObject } from "../../src/core/json.ts";
-import { Harness } from "../../src/harness/harness.ts";
-import { BUILTIN_HANDOFFS, defaultRegistry } from "../../src/worlds/index.ts";
+import { defaultGym } from "../../src/gym/index.ts";
+import type { Harness } from "../../src/harness/harness.ts";
 
+/** The built-in gym's harness (its fault rules and hand-offs), over a registry of its own. */
 export function makeHarness(): Harness {
-  return new Harness(defaultRegistry(), { handoffs: BUILTIN_HANDOFFS });
+  return defaultGym().harness;
 }
 
 let n = 0;

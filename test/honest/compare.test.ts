@@ -22,15 +22,15 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ProvingError } from "../../src/core/errors.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { type ComparedExperiment, compareExperiments, comparisonJson } from "../../src/report/compare.ts";
 import { type ExperimentInput, parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/store.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 import { runCliToEnd } from "./support/child.ts";
 
-const registry = defaultRegistry();
+const registry = defaultGym().registry;
 let dir: string;
 let file: string;
 let store: Store;

@@ -9,12 +9,12 @@ import { describe, test } from "node:test";
 import { inspectionOf } from "../../src/core/capabilities.ts";
 import type { Environment, TrialRecord, TrialSpec } from "../../src/core/contracts.ts";
 import type { Job } from "../../src/core/scheduler.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { EnvironmentPool } from "../../src/runner/env-pool.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { expandManifest } from "../../src/runner/manifest.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { runTrial } from "../../src/runner/trial.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 import { type Defect, LEAKY_ID, type LeakyKit, leakyKit } from "./support/leaky-world.ts";
 
 const ids = (records: TrialRecord[], pred: (r: TrialRecord) => boolean) =>
@@ -54,7 +54,7 @@ async function runLeaky(
 
 describe("per-trial namespace", () => {
   test("every trial gets its own world instance and scheduler, and never sees another trial's job", async () => {
-    const registry = defaultRegistry();
+    const registry = defaultGym().registry;
     const world = registry.world("device-support@1");
     const episodesByInstance = new Map<Environment, Set<string>>();
     const schedulerViews = new Map<readonly Job[], Environment>();
@@ -162,7 +162,7 @@ describe("a broken reset on a reused instance is caught every time", () => {
   }
 
   test("the same checks on the clean device-support world flag nothing, and reuse really happens", async () => {
-    const registry = defaultRegistry();
+    const registry = defaultGym().registry;
     const world = registry.world("device-support@1");
     let built = 0;
     const counting = () => {

@@ -11,10 +11,10 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import { Rng } from "../../src/core/rng.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { openStore } from "../../src/store/open-store.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 import { runCliToEnd, startCli } from "./support/child.ts";
 
 let dir: string;
@@ -204,7 +204,7 @@ test("kill -9 at random points + resume: every planned trial recorded exactly on
   t.diagnostic(`${killedMidRun} kill(s) mid-run, ${gracefulStops} graceful stop(s), ${PLANNED} trials`);
 
   // the same experiment, never interrupted (in process; the delay changes no action)
-  const registry = defaultRegistry();
+  const registry = defaultGym().registry;
   const reference = await runExperiment(
     parseExperiment({
       id: "uninterrupted",

@@ -11,13 +11,13 @@ import { after, before, describe, test } from "node:test";
 import type { ResolvedAgent } from "../../src/agents/resolve.ts";
 import type { Agent, AgentAction, Environment, Observation } from "../../src/core/contracts.ts";
 import { ProvingError } from "../../src/core/errors.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { summarizeExperiment } from "../../src/report/summary.ts";
 import { renderTerminalReport } from "../../src/report/terminal.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { resumeExperiment } from "../../src/runner/resume.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { openStore } from "../../src/store/open-store.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 
 let dir: string;
 before(() => {
@@ -25,7 +25,7 @@ before(() => {
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const registry = defaultRegistry();
+const registry = defaultGym().registry;
 const world = registry.world("device-support@1");
 const cautious = world.policies.cautious;
 

@@ -10,15 +10,15 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { TrialRecord } from "../../src/core/contracts.ts";
 import { ProvingError } from "../../src/core/errors.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { replayTrial } from "../../src/runner/replay.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/store.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 import { runCliToEnd } from "./support/child.ts";
 
-const registry = defaultRegistry();
+const registry = defaultGym().registry;
 const world = registry.world("device-support@1");
 let dir: string;
 let file: string;

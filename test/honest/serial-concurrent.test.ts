@@ -9,9 +9,9 @@ import type { ResolvedAgent } from "../../src/agents/resolve.ts";
 import type { Agent, TrialRecord } from "../../src/core/contracts.ts";
 import { hashJson } from "../../src/core/hash.ts";
 import { Rng } from "../../src/core/rng.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { resolveAgents, runExperiment } from "../../src/runner/run.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 
 /** Wraps an agent so each act() answers after a random 0–2 ms real delay (the actions are unchanged). */
 function jittered(agent: Agent, rng: Rng): Agent {
@@ -36,7 +36,7 @@ interface Seen {
 }
 
 test("serial and concurrent runs of the same 600-trial manifest agree trial by trial", async () => {
-  const registry = defaultRegistry();
+  const registry = defaultGym().registry;
   const world = registry.world("device-support@1");
   const config = parseExperiment({
     id: "serial-vs-concurrent",
@@ -45,7 +45,7 @@ test("serial and concurrent runs of the same 600-trial manifest agree trial by t
     trials: 3,
     agents: Object.keys(world.policies),
   });
-  const plain = await resolveAgents(config, registry, process.cwd());
+  const plain = await resolveAgents(config, registry, defaultGym().resolveAgent, process.cwd());
   const rng = Rng.seeded(20240601, "jitter");
   const slow: ResolvedAgent[] = plain.map((a) => ({
     ref: a.ref,

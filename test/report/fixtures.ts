@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { defaultGym } from "../../src/gym/index.ts";
 import { type ExperimentInput, parseExperiment } from "../../src/runner/experiment.ts";
 import { type ExperimentResult, runExperiment } from "../../src/runner/run.ts";
 import type { Store } from "../../src/store/store.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `proving-report-${prefix}-`));
@@ -16,7 +16,7 @@ export async function runScripted(
   input: ExperimentInput & { id: string },
   opts: { signal?: AbortSignal; onTrial?: (done: number) => void } = {},
 ): Promise<ExperimentResult> {
-  const registry = defaultRegistry();
+  const registry = defaultGym().registry;
   const agents = Object.keys(registry.world("device-support@1").policies);
   const config = parseExperiment({ worlds: ["device-support@1"], ...input }, agents);
   return runExperiment(config, {

@@ -27,7 +27,7 @@ after(() => {
 /** toy@1 plus a second world, toy-b@1, so experiments can span worlds. */
 function registry() {
   const r = toyRegistry();
-  r.registerWorld(toyWorld({}, "toy-b@1"), (state) => ToyWorld.fromState(state, {}, "toy-b@1"));
+  r.registerWorld(toyWorld({}, "toy-b@1"));
   return r;
 }
 

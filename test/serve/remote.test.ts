@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { defaultGym } from "../../src/gym/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { runTrial } from "../../src/runner/trial.ts";
 import { connectRemote, RemoteEnvironment, startServer, worldTarget } from "../../src/serve/index.ts";
-import { defaultRegistry, deviceSupport } from "../../src/worlds/index.ts";
+import { deviceSupport } from "../../src/worlds/index.ts";
 import { eventually } from "./play.ts";
 
 test("the runner drives a remote server as if it were a local world: same outcomes, verdicts and trajectories", async () => {
@@ -13,7 +14,7 @@ test("the runner drives a remote server as if it were a local world: same outcom
     const remote = await connectRemote(server.url);
     assert.equal(remote.world, "device-support@1");
     assert.deepEqual(remote.spec.terminalTools, ["close_case"]);
-    const registry = defaultRegistry();
+    const registry = defaultGym().registry;
     const config = parseExperiment({
       id: "remote-parity",
       worlds: ["device-support@1"],

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { harnessVariants } from "../../src/cli/commands/serve.ts";
 import type { JsonObject, JsonValue } from "../../src/core/json.ts";
+import { defaultGym } from "../../src/gym/index.ts";
 import { serveMcpHttp, startMcpTrial } from "../../src/mcp/index.ts";
 import {
   type RunningServer,
@@ -13,7 +13,6 @@ import {
   startServer,
   WsEpisodeClient,
 } from "../../src/serve/index.ts";
-import { defaultRegistry } from "../../src/worlds/index.ts";
 import { playPolicy } from "./play.ts";
 
 const VARIANT: JsonValue = {
@@ -27,7 +26,7 @@ describe("serving a harnessed variant", () => {
   let target: ServeTarget;
   let server: RunningServer;
   before(async () => {
-    target = resolveTarget(defaultRegistry(), undefined, VARIANT, harnessVariants);
+    target = defaultGym().target(undefined, VARIANT);
     server = await startServer({ target, port: 0 });
   });
   after(() => server.close());

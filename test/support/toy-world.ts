@@ -428,6 +428,7 @@ export function toyWorld(bugs: ToyBugs = {}, id = TOY_ID): WorldDefinition {
     ],
     generateTask: (req) => generateTask(req, id),
     create: () => new ToyWorld(bugs, id),
+    restore: (state) => ToyWorld.fromState(state, bugs, id),
     policies: { good: goodToyAgent, overshooter, quitter },
     knownGood: "good",
     expectedFailures: {
@@ -440,6 +441,6 @@ export function toyWorld(bugs: ToyBugs = {}, id = TOY_ID): WorldDefinition {
 /** A registry holding the toy world (with its bugs) and its state factory. */
 export function toyRegistry(bugs: ToyBugs = {}, id = TOY_ID): Registry {
   const registry = new Registry();
-  registry.registerWorld(toyWorld(bugs, id), (state) => ToyWorld.fromState(state, bugs, id));
+  registry.registerWorld(toyWorld(bugs, id));
   return registry;
 }

@@ -3,10 +3,10 @@ import type { Agent, AgentRef, EpisodeInfo } from "../../core/contracts.ts";
 import type { ResolvedAgent } from "../resolve.ts";
 import { FileResponseCache, type ResponseCache } from "./cache.ts";
 import { type LlmAgentConfig, recordedConfig } from "./config.ts";
-import { type AimdLimiter, limiterFor } from "./limiter.ts";
+import { AimdLimiter } from "./limiter.ts";
 import { ModelCaller } from "./model-call.ts";
 import { nodeFetch } from "./node-fetch.ts";
-import { endpointKey, type FetchFn, languageModel } from "./provider.ts";
+import { type FetchFn, languageModel } from "./provider.ts";
 import { LlmSession } from "./session.ts";
 
 export interface LlmAgentDeps {
@@ -14,7 +14,7 @@ export interface LlmAgentDeps {
   fetch?: FetchFn;
   /** Overrides the cache built from `config.cacheDir`. */
   cache?: ResponseCache;
-  /** Overrides the process-wide limiter of the endpoint. */
+  /** The endpoint's limiter, shared with the gym's other agents on it (default: one of its own). */
   limiter?: AimdLimiter;
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -27,7 +27,7 @@ export interface LlmAgent extends Agent {
 }
 
 export function createLlmAgent(config: LlmAgentConfig, deps: LlmAgentDeps = {}): LlmAgent {
-  const limiter = deps.limiter ?? limiterFor(endpointKey(config), config.limiter);
+  const limiter = deps.limiter ?? new AimdLimiter(config.limiter);
   const cache = deps.cache ?? (config.cacheDir ? new FileResponseCache(config.cacheDir) : undefined);
   const fetch = deps.fetch ?? (config.httpClient === "node" ? nodeFetch : undefined);
   const caller = new ModelCaller(config, languageModel(config, fetch), {

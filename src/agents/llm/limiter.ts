@@ -132,14 +132,20 @@ export class AimdLimiter {
   }
 }
 
-const shared = new Map<string, AimdLimiter>();
+/**
+ * One limiter per provider endpoint, shared by every agent of a gym that calls it (so two agents on
+ * one endpoint back off together). Owned by the gym; nothing process-wide.
+ */
+export class LimiterPool {
+  readonly #limiters = new Map<string, AimdLimiter>();
 
-/** The process-wide limiter of a provider endpoint (created with `options` on first use). */
-export function limiterFor(key: string, options: LimiterOptions = {}): AimdLimiter {
-  let limiter = shared.get(key);
-  if (!limiter) {
-    limiter = new AimdLimiter(options);
-    shared.set(key, limiter);
+  /** The endpoint's limiter (created with `options` on first use). */
+  get(key: string, options: LimiterOptions = {}): AimdLimiter {
+    let limiter = this.#limiters.get(key);
+    if (!limiter) {
+      limiter = new AimdLimiter(options);
+      this.#limiters.set(key, limiter);
+    }
+    return limiter;
   }
-  return limiter;
 }

@@ -2,10 +2,10 @@
  * Prices per million tokens, by `provider:model` or bare model id; a dated model id
  * (`gpt-4o-2024-08-06`) falls back to its longest listed prefix (`gpt-4o`).
  * The built-in table holds list prices as published when it was written: check your provider's
- * current prices and extend or override with `registerPrices` or a JSON file in `PROVING_LLM_PRICES`.
+ * current prices and extend or override them in the gym (`createGym({prices})`, or a JSON file named
+ * by `PROVING_LLM_PRICES` for the CLI). A table is an instance owned by its gym: nothing global.
  */
-import fs from "node:fs";
-import { configError, errorMessage } from "../../core/errors.ts";
+import { configError } from "../../core/errors.ts";
 
 export interface ModelPrice {
   /** USD per 1M input tokens. */
@@ -22,7 +22,8 @@ export interface TokenUsage {
   cachedInputTokens?: number;
 }
 
-const BUILTIN: Record<string, ModelPrice> = {
+/** List prices as published when this table was written (USD per 1M tokens). */
+export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
   "openai:gpt-4o": { input: 2.5, output: 10, cachedInput: 1.25 },
   "openai:gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
   "openai:gpt-4.1": { input: 2, output: 8, cachedInput: 0.5 },
@@ -43,9 +44,6 @@ const BUILTIN: Record<string, ModelPrice> = {
   "anthropic:claude-opus-4-1": { input: 15, output: 75, cachedInput: 1.5 },
 };
 
-const table = new Map<string, ModelPrice>(Object.entries(BUILTIN));
-let envLoaded: string | undefined;
-
 function checkPrice(key: string, price: unknown): ModelPrice {
   const p = price as ModelPrice;
   const ok = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
@@ -65,44 +63,53 @@ function checkPrice(key: string, price: unknown): ModelPrice {
   };
 }
 
-/** Adds or replaces prices; keys are `provider:model` or a bare model id (any provider). */
-export function registerPrices(entries: Record<string, ModelPrice>): void {
-  for (const [key, price] of Object.entries(entries)) table.set(key, checkPrice(key, price));
-}
+/** A price table: the built-in prices plus the gym's own entries (which win). */
+export class PriceTable {
+  readonly #table: Map<string, ModelPrice>;
+  /** The entries added on top of the built-ins, as given (part of the gym's description). */
+  readonly #added: Record<string, ModelPrice> = {};
 
-/** Loads `PROVING_LLM_PRICES` (a JSON file of `{key: {input, output}}`) once per distinct value. */
-function loadEnvPrices(): void {
-  const file = process.env.PROVING_LLM_PRICES;
-  if (!file || file === envLoaded) return;
-  let data: unknown;
-  try {
-    data = JSON.parse(fs.readFileSync(file, "utf8"));
-  } catch (err) {
-    throw configError("bad_price", `cannot read PROVING_LLM_PRICES=${file}: ${errorMessage(err)}`);
+  constructor(
+    entries: Record<string, unknown> = {},
+    builtin: Readonly<Record<string, ModelPrice>> = BUILTIN_PRICES,
+  ) {
+    this.#table = new Map(Object.entries(builtin));
+    this.add(entries);
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw configError("bad_price", `PROVING_LLM_PRICES=${file}: expected an object of prices`);
-  }
-  registerPrices(data as Record<string, ModelPrice>);
-  envLoaded = file;
-}
 
-/** The price of a model, or undefined when no entry matches (its cost is then recorded as unknown). */
-export function priceFor(provider: string, model: string): ModelPrice | undefined {
-  loadEnvPrices();
-  for (const key of [`${provider}:${model}`, model]) {
-    const hit = table.get(key);
-    if (hit) return hit;
+  /** Adds or replaces prices; keys are `provider:model` or a bare model id (any provider). */
+  add(entries: Record<string, unknown>): this {
+    if (typeof entries !== "object" || entries === null || Array.isArray(entries)) {
+      throw configError("bad_price", "prices: expected an object of {key: {input, output}}");
+    }
+    for (const [key, price] of Object.entries(entries)) {
+      const checked = checkPrice(key, price);
+      this.#table.set(key, checked);
+      this.#added[key] = checked;
+    }
+    return this;
   }
-  let best: { len: number; price: ModelPrice } | undefined;
-  for (const [key, price] of table) {
-    const [kp, km] = key.includes(":")
-      ? [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)]
-      : ["", key];
-    if (kp && kp !== provider) continue;
-    if (model.startsWith(`${km}-`) && (!best || km.length > best.len)) best = { len: km.length, price };
+
+  /** The entries added on top of the built-in table. */
+  added(): Record<string, ModelPrice> {
+    return structuredClone(this.#added);
   }
-  return best?.price;
+
+  /** The price of a model, or undefined when no entry matches (its cost is then recorded as unknown). */
+  get(provider: string, model: string): ModelPrice | undefined {
+    for (const key of [`${provider}:${model}`, model]) {
+      const hit = this.#table.get(key);
+      if (hit) return hit;
+    }
+    let best: { len: number; price: ModelPrice } | undefined;
+    for (const [key, price] of this.#table) {
+      const colon = key.indexOf(":");
+      const [kp, km] = colon >= 0 ? [key.slice(0, colon), key.slice(colon + 1)] : ["", key];
+      if (kp && kp !== provider) continue;
+      if (model.startsWith(`${km}-`) && (!best || km.length > best.len)) best = { len: km.length, price };
+    }
+    return best?.price;
+  }
 }
 
 /** USD for one call. */

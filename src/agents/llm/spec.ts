@@ -10,12 +10,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { configError, errorMessage } from "../../core/errors.ts";
 import { DEFAULT_BASE_URL, defaultConfig, type LlmAgentConfig, type ProviderKind } from "./config.ts";
-import { priceFor } from "./prices.ts";
+import type { PriceTable } from "./prices.ts";
 import { checkTemplate, type PromptTemplates } from "./templates.ts";
 
 export interface SpecContext {
   cwd: string;
   env: Record<string, string | undefined>;
+  /** The gym's price table (a model without an entry has unknown cost). */
+  prices: PriceTable;
 }
 
 type Setter = (c: LlmAgentConfig, value: string, ctx: SpecContext) => void;
@@ -215,6 +217,7 @@ export function parseLlmSpec(provider: ProviderKind, rest: string, ctx: SpecCont
       config.apiKey = "not-needed";
     }
   }
-  config.price ??= priceFor(provider, model);
+  const price = config.price ?? ctx.prices.get(provider, model);
+  if (price) config.price = price;
   return config;
 }

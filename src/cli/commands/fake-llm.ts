@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { loadFakeScript } from "../../agents/llm/fake/script.ts";
 import { startFakeLlmServer } from "../../agents/llm/fake/server.ts";
-import { cliRegistry, intOption, printJson, readDataFile } from "../context.ts";
+import { intOption, printJson, readDataFile } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 
 interface FakeLlmFlags {
   script: string;
@@ -13,7 +14,7 @@ interface FakeLlmFlags {
   json?: boolean;
 }
 
-export function registerFakeLlm(program: Command): void {
+export function registerFakeLlm(program: Command, gymSource: GymSource): void {
   program
     .command("fake-llm")
     .description(
@@ -34,7 +35,7 @@ export function registerFakeLlm(program: Command): void {
     .option("--api-key <key>", "require this key (401 otherwise)")
     .option("--json", "print the address as JSON")
     .action(async (flags: FakeLlmFlags) => {
-      const script = loadFakeScript(flags.script, cliRegistry(), readDataFile);
+      const script = loadFakeScript(flags.script, (await gymSource()).registry, readDataFile);
       const faults = { ...script.faults };
       if (flags.latencyMs !== undefined) faults.latencyMs = flags.latencyMs;
       if (flags.maxConcurrent !== undefined) faults.maxConcurrent = flags.maxConcurrent;

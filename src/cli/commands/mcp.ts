@@ -9,8 +9,8 @@ import {
   serveMcpHttp,
   startMcpTrial,
 } from "../../mcp/index.ts";
-import type { VariantEnvironmentFactory } from "../../serve/index.ts";
-import { cliRegistry, intOption, storePath, withStore } from "../context.ts";
+import { intOption, storePath, withStore } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 import { serveTargetFromFlags, untilSignal } from "./serve.ts";
 
 export interface McpFlags {
@@ -75,10 +75,7 @@ async function runHttp(trial: McpTrial, flags: McpFlags): Promise<void> {
   await http.close();
 }
 
-export function registerMcp(
-  program: Command,
-  deps: { environmentFor?: VariantEnvironmentFactory } = {},
-): void {
+export function registerMcp(program: Command, gymSource: GymSource): void {
   program
     .command("mcp")
     .description(
@@ -121,11 +118,10 @@ export function registerMcp(
           throw configError("bad_flag", `--task is for ${t.world}, not ${world}`);
         ({ world, family, difficulty, seed } = t);
       }
-      const target = serveTargetFromFlags(
-        cliRegistry(),
-        { ...(world ? { world } : {}), ...(flags.variant ? { variant: flags.variant } : {}) },
-        deps.environmentFor,
-      );
+      const target = serveTargetFromFlags(await gymSource(), {
+        ...(world ? { world } : {}),
+        ...(flags.variant ? { variant: flags.variant } : {}),
+      });
       const budget = {
         ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
         ...(flags.timeoutS !== undefined ? { wallTimeoutMs: flags.timeoutS * 1000 } : {}),

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import { type ReplayResult, replayTrial } from "../../runner/replay.ts";
-import { cliRegistry, printJson, withStore } from "../context.ts";
-import { cliHarness } from "./run.ts";
+import { printJson, withStore } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 
 const short = (v: unknown, max = 400) => {
   const s = JSON.stringify(v);
@@ -21,7 +21,7 @@ export function renderReplay(r: ReplayResult): string {
   ].join("\n");
 }
 
-export function registerReplay(program: Command): void {
+export function registerReplay(program: Command, gymSource: GymSource): void {
   program
     .command("replay")
     .description(
@@ -34,10 +34,10 @@ export function registerReplay(program: Command): void {
     .action(async (trialId: string, flags: { store?: string; json?: boolean; exitCode?: boolean }) => {
       const record = await withStore(flags.store, "read", (store) => store.getTrial(trialId));
       if (!record) throw configError("unknown_trial", `no trial ${trialId} in the store`);
-      const registry = cliRegistry();
+      const gym = await gymSource();
       const result = await replayTrial(record, {
-        registry,
-        ...(record.spec.variant !== undefined ? { environment: cliHarness().environment } : {}),
+        registry: gym.registry,
+        environment: gym.harness.environment,
       });
       if (flags.json) printJson(result);
       else process.stdout.write(`${renderReplay(result)}\n`);

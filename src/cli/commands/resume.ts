@@ -3,10 +3,11 @@ import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { resumeExperiment } from "../../runner/resume.ts";
-import { cliRegistry, intOption, printJson, withStore } from "../context.ts";
+import { intOption, printJson, withStore } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 import { progressReporter } from "../progress.ts";
 import { writeRunReport } from "./report.ts";
-import { cliHarness, runJson, runOutputOptions } from "./run.ts";
+import { runJson, runOutputOptions } from "./run.ts";
 
 interface ResumeFlags {
   store?: string;
@@ -17,7 +18,7 @@ interface ResumeFlags {
   report?: string | boolean;
 }
 
-export function registerResume(program: Command): void {
+export function registerResume(program: Command, gymSource: GymSource): void {
   const resume = program
     .command("resume")
     .description(
@@ -31,17 +32,14 @@ export function registerResume(program: Command): void {
       intOption("--concurrency"),
     );
   runOutputOptions(resume).action(async (name: string, flags: ResumeFlags) => {
-    const registry = cliRegistry();
+    const gym = await gymSource();
     const progress = progressReporter({ enabled: flags.progress !== false });
     const interrupt = interruptOnSignals();
-    // harness variants are planned and built by the harness; plain trials get the bare world from it
-    const harness = cliHarness();
     const result = await withStore(flags.store, "read", (store) =>
       resumeExperiment(name, {
-        registry,
+        // harness variants are planned and built by the gym's harness; plain trials get the bare world
+        ...gym.runOptions(),
         store,
-        environment: harness.environment,
-        planVariants: harness.planVariants,
         signal: interrupt.signal,
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
         ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),

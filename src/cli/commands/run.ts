@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
-import { Harness } from "../../harness/harness.ts";
+import type { Gym } from "../../gym/gym.ts";
 import { renderSeparation, variantSeparation } from "../../harness/separation.ts";
 import { readVariant, variantLabel } from "../../harness/variant.ts";
 import { summarizeExperiment } from "../../report/summary.ts";
@@ -9,9 +9,7 @@ import { DEMO_EXPERIMENT, type ExperimentConfig, parseExperiment } from "../../r
 import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { type ExperimentResult, runExperiment } from "../../runner/run.ts";
 import { connectRemote } from "../../serve/remote-environment.ts";
-import { BUILTIN_HANDOFFS } from "../../worlds/index.ts";
 import {
-  cliRegistry,
   collect,
   collectInt,
   intOption,
@@ -20,7 +18,9 @@ import {
   readDataFile,
   withStore,
 } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 import { progressReporter } from "../progress.ts";
+import { readVariantFlag } from "../variant-flag.ts";
 import { writeRunReport } from "./report.ts";
 
 export interface RunFlags {
@@ -49,31 +49,8 @@ export interface RunFlags {
   variant?: string[];
 }
 
-/** Reads one `--variant` value: a world id, inline JSON, or a file holding a variant, a list, or `{variants}`. */
-function readVariantFlag(value: string): unknown[] {
-  let data: unknown;
-  if (!/[/\\.](json|ya?ml)$/i.test(value) && cliRegistry().hasWorld(value)) return [value]; // a bare world
-  if (/^\s*[[{]/.test(value)) {
-    try {
-      data = JSON.parse(value);
-    } catch (err) {
-      throw configError("bad_variant", `--variant: not valid JSON: ${(err as Error).message}`);
-    }
-  } else {
-    data = readDataFile(value);
-  }
-  if (Array.isArray(data)) return data;
-  const list = (data as { variants?: unknown } | null)?.variants;
-  return Array.isArray(list) ? list : [data];
-}
-
-/** The harness the CLI builds variants with (built-in worlds, fault rules, hand-offs). */
-export function cliHarness(): Harness {
-  return new Harness(cliRegistry(), { handoffs: BUILTIN_HANDOFFS });
-}
-
 /** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */
-export function experimentFromFlags(file: string | undefined, flags: RunFlags): ExperimentConfig {
+export function experimentFromFlags(file: string | undefined, flags: RunFlags, gym: Gym): ExperimentConfig {
   const base = (file ? readDataFile(file) : { ...DEMO_EXPERIMENT }) as Record<string, unknown>;
   if (typeof base !== "object" || base === null || Array.isArray(base)) {
     throw configError("bad_experiment", `${file}: an experiment file holds one object`);
@@ -88,13 +65,11 @@ export function experimentFromFlags(file: string | undefined, flags: RunFlags): 
   if (flags.repeats !== undefined) input.repeats = flags.repeats;
   if (flags.concurrency !== undefined) input.concurrency = flags.concurrency;
   if (flags.id !== undefined) input.id = flags.id;
-  if (flags.variant?.length) input.variants = flags.variant.flatMap(readVariantFlag);
+  if (flags.variant?.length) input.variants = flags.variant.flatMap((v) => readVariantFlag(v, gym));
   const variants = Array.isArray(input.variants) ? input.variants : [];
   if (variants.length && !flags.world?.length && (flags.variant?.length || !base.worlds)) {
     // the variants' base worlds are the experiment's worlds (scripted agents are checked against them)
-    input.worlds = [
-      ...new Set(variants.map((v, i) => cliRegistry().world(readVariant(v, `variants[${i}]`).world).id)),
-    ];
+    input.worlds = [...new Set(variants.map((v, i) => gym.world(readVariant(v, `variants[${i}]`).world).id))];
   }
   const budget = { ...((input.budget as object) ?? {}) } as Record<string, unknown>;
   if (flags.maxSteps !== undefined) budget.maxSteps = flags.maxSteps;
@@ -102,10 +77,7 @@ export function experimentFromFlags(file: string | undefined, flags: RunFlags): 
   if (flags.maxTokens !== undefined) budget.maxTokens = flags.maxTokens;
   if (flags.maxCostUsd !== undefined) budget.maxCostUsd = flags.maxCostUsd;
   if (Object.keys(budget).length) input.budget = budget;
-  const registry = cliRegistry();
-  const worlds = ((input.worlds as string[] | undefined) ?? ["device-support@1"]).map((w) =>
-    registry.world(w),
-  );
+  const worlds = ((input.worlds as string[] | undefined) ?? ["device-support@1"]).map((w) => gym.world(w));
   const defaultAgents = Object.keys(worlds[0].policies).filter((p) => worlds.every((w) => w.policies[p]));
   return parseExperiment(input, defaultAgents);
 }
@@ -137,11 +109,11 @@ export function runJson(result: ExperimentResult) {
 }
 
 /** Pass counts per variant × agent and which variants separate the known-good policy from the others. */
-function variantReport(harness: Harness, result: ExperimentResult) {
+function variantReport(gym: Gym, result: ExperimentResult) {
   const labels: Record<string, string> = {};
   for (const v of result.config.variants ?? [])
-    labels[harness.variantId(v)] = variantLabel(harness.normalize(v));
-  const good = cliRegistry().world(result.config.worlds[0]).knownGood;
+    labels[gym.harness.variantId(v)] = variantLabel(gym.harness.normalize(v));
+  const good = gym.world(result.config.worlds[0]).knownGood;
   const rows = variantSeparation(result.trials, { good, labels });
   return { rows, text: renderSeparation(rows, good) };
 }
@@ -159,7 +131,7 @@ export function runOutputOptions(command: Command): Command {
     .option("--json", "print the result as one JSON document");
 }
 
-export function registerRun(program: Command): void {
+export function registerRun(program: Command, gymSource: GymSource): void {
   const run = program
     .command("run")
     .description("run an experiment (no arguments: the demo experiment) and print its report")
@@ -192,18 +164,20 @@ export function registerRun(program: Command): void {
       "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
     );
   runOutputOptions(run).action(async (file: string | undefined, flags: RunFlags) => {
+    const gym = await gymSource();
     const token = process.env.PROVING_REMOTE_TOKEN;
     const remote = flags.remote ? await connectRemote(flags.remote, token ? { token } : {}) : undefined;
     const config = experimentFromFlags(
       file,
       remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
+      gym,
     );
-    const registry = cliRegistry();
-    const foreign = remote && config.worlds.find((w) => registry.world(w).id !== remote.world);
+    const foreign = remote && config.worlds.find((w) => gym.world(w).id !== remote.world);
     if (foreign)
       throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${foreign}`);
-    const harness = config.variants?.length ? cliHarness() : undefined;
-    if (harness && remote) throw configError("bad_flag", "--remote cannot be combined with harness variants");
+    const harnessed = Boolean(config.variants?.length);
+    if (harnessed && remote)
+      throw configError("bad_flag", "--remote cannot be combined with harness variants");
     const progress = progressReporter({ enabled: flags.progress !== false });
     const interrupt = interruptOnSignals();
     const result = await withStore(flags.store, "write", async (store) => {
@@ -214,12 +188,11 @@ export function registerRun(program: Command): void {
         );
       }
       return runExperiment(config, {
-        registry,
+        ...gym.runOptions(),
         store,
         signal: interrupt.signal,
         ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
         ...(remote ? { environment: remote.environment } : {}),
-        ...(harness ? { environment: harness.environment, planVariants: harness.planVariants } : {}),
         onTrial: (_r, p) => progress.update(p),
       });
     }).finally(async () => {
@@ -227,7 +200,7 @@ export function registerRun(program: Command): void {
       interrupt.dispose();
       await remote?.close();
     });
-    const separation = harness ? variantReport(harness, result) : undefined;
+    const separation = harnessed ? variantReport(gym, result) : undefined;
     if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
     else {
       process.stdout.write(

@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import pc from "picocolors";
 import { runSelftest } from "../../runner/selftest.ts";
-import { cliRegistry, collect, collectInt, intOption, printJson } from "../context.ts";
+import { collect, collectInt, intOption, printJson } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 
-export function registerSelftest(program: Command): void {
+export function registerSelftest(program: Command, gymSource: GymSource): void {
   program
     .command("selftest")
     .description("run every scripted policy over every family; fail unless each world keeps its promises")
@@ -12,7 +13,7 @@ export function registerSelftest(program: Command): void {
     .option("--trials <n>", "seeds per family × difficulty × policy (default 3)", intOption("--trials"))
     .option("--json", "print {ok, policies: {POLICY: {FAMILY: {trials, passed, violations}}}}")
     .action(async (flags: { world?: string[]; difficulty?: number[]; trials?: number; json?: boolean }) => {
-      const result = await runSelftest(cliRegistry(), {
+      const result = await runSelftest((await gymSource()).runOptions(), {
         ...(flags.world ? { worlds: flags.world } : {}),
         ...(flags.difficulty ? { difficulties: flags.difficulty } : {}),
         ...(flags.trials ? { trials: flags.trials } : {}),

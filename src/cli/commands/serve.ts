@@ -1,20 +1,17 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
-import type { JsonValue } from "../../core/json.ts";
-import type { Registry } from "../../core/registry.ts";
-import { Harness, variantId } from "../../harness/index.ts";
+import type { Gym } from "../../gym/gym.ts";
 import { isLoopbackHost } from "../../serve/auth.ts";
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PORT,
-  resolveTarget,
   type ServeTarget,
   startServer,
-  type VariantEnvironmentFactory,
 } from "../../serve/index.ts";
-import { BUILTIN_HANDOFFS } from "../../worlds/index.ts";
-import { cliRegistry, collect, collectInt, intOption, readDataFile } from "../context.ts";
+import { collect, collectInt, intOption } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
+import { readOneVariant } from "../variant-flag.ts";
 
 export interface ServeFlags {
   world?: string;
@@ -32,34 +29,10 @@ export interface ServeFlags {
   json?: boolean;
 }
 
-/** Reads `--variant`: a JSON/YAML file, or inline JSON. */
-export function readVariantFlag(value: string): JsonValue {
-  const text = value.trim();
-  if (text.startsWith("{")) {
-    try {
-      return JSON.parse(text) as JsonValue;
-    } catch (err) {
-      throw configError("bad_variant", `--variant: not valid JSON: ${(err as Error).message}`);
-    }
-  }
-  return readDataFile(value) as JsonValue;
-}
-
-/** Builds `--variant` environments with the harness (built-in fault rules, setup, hand-offs). */
-export const harnessVariants: VariantEnvironmentFactory = (variant, registry) => {
-  const harness = new Harness(registry, { handoffs: BUILTIN_HANDOFFS });
-  const spec = harness.normalize(variant);
-  return { id: variantId(spec), world: spec.world, create: () => harness.build(spec) };
-};
-
-/** The served target for `--world` / `--variant`; variants need the harness's environment factory. */
-export function serveTargetFromFlags(
-  registry: Registry,
-  flags: { world?: string; variant?: string },
-  environmentFor: VariantEnvironmentFactory = harnessVariants,
-): ServeTarget {
-  const variant = flags.variant !== undefined ? readVariantFlag(flags.variant) : undefined;
-  return resolveTarget(registry, flags.world, variant, environmentFor);
+/** The served target for `--world` / `--variant` (one variant, built by the gym's harness). */
+export function serveTargetFromFlags(gym: Gym, flags: { world?: string; variant?: string }): ServeTarget {
+  const variant = flags.variant !== undefined ? readOneVariant(flags.variant, gym) : undefined;
+  return gym.target(flags.world, variant);
 }
 
 /** Waits for SIGINT or SIGTERM. */
@@ -75,10 +48,7 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-export function registerServe(
-  program: Command,
-  deps: { environmentFor?: VariantEnvironmentFactory } = {},
-): void {
+export function registerServe(program: Command, gymSource: GymSource): void {
   program
     .command("serve")
     .description("serve a world over an OpenEnv-compatible HTTP + WebSocket API (/reset, /step, /state, /ws)")
@@ -119,8 +89,7 @@ export function registerServe(
     .option("--max-body-bytes <n>", "largest request body / WS frame", intOption("--max-body-bytes"), 1 << 20)
     .option("--json", "print the address as one JSON line on stdout")
     .action(async (flags: ServeFlags) => {
-      const registry = cliRegistry();
-      const target = serveTargetFromFlags(registry, flags, deps.environmentFor);
+      const target = serveTargetFromFlags(await gymSource(), flags);
       for (const family of flags.family ?? []) {
         if (!target.world.families.some((f) => f.name === family)) {
           throw configError("unknown_family", `unknown family "${family}" for ${target.world.id}`);

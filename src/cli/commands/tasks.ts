@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import pc from "picocolors";
 import type { Task } from "../../core/contracts.ts";
-import { cliRegistry, collect, collectInt, intOption, printJson } from "../context.ts";
+import { collect, collectInt, intOption, printJson } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
 
-export function registerTasks(program: Command): void {
+export function registerTasks(program: Command, gymSource: GymSource): void {
   program
     .command("tasks")
     .description("generate and list tasks of a world (deterministic from family, difficulty and seed)")
@@ -15,7 +16,7 @@ export function registerTasks(program: Command): void {
     .option("--params", "include the hidden task parameters")
     .option("--json", "print as JSON")
     .action(
-      (flags: {
+      async (flags: {
         world: string;
         family?: string[];
         difficulty?: number[];
@@ -24,7 +25,7 @@ export function registerTasks(program: Command): void {
         params?: boolean;
         json?: boolean;
       }) => {
-        const world = cliRegistry().world(flags.world);
+        const world = (await gymSource()).registry.world(flags.world);
         const families = flags.family ?? world.families.map((f) => f.name);
         const tasks: Task[] = [];
         for (const family of families) {

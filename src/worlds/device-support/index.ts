@@ -11,6 +11,7 @@ export const deviceSupport: WorldDefinition = {
   families: [...FAMILIES],
   generateTask,
   create: () => new DeviceSupportWorld(),
+  restore: (state) => DeviceSupportWorld.fromState(state),
   policies: DEVICE_SUPPORT_POLICIES,
   knownGood: "cautious",
   expectedFailures: EXPECTED_FAILURES,

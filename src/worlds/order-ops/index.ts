@@ -12,6 +12,7 @@ export const orderOps: WorldDefinition = {
   families: [...FAMILIES],
   generateTask,
   create: () => new OrderOpsWorld(),
+  restore: (state) => OrderOpsWorld.fromState(state),
   policies: ORDER_OPS_POLICIES,
   knownGood: "careful",
   expectedFailures: EXPECTED_FAILURES,

@@ -16,6 +16,7 @@ export const supportOrders: WorldDefinition = {
   })),
   generateTask,
   create: () => new SupportOrdersWorld(),
+  restore: (state) => SupportOrdersWorld.fromState(state),
   policies: SUPPORT_ORDERS_POLICIES,
   knownGood: "careful",
   expectedFailures: EXPECTED_FAILURES,

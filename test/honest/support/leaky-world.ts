@@ -375,13 +375,14 @@ export function leakyKit(defect: Defect, opts: LeakyOptions = {}): LeakyKit {
     families: [{ name: "receipts", description: "issue a receipt", difficulties: [1, 2, 3] }],
     generateTask,
     create: () => new LeakyWorld(defect, truth, shared, opts),
+    restore: () => {
+      throw new Error("leaky: restore is not supported");
+    },
     policies: { worker: script(false), lazy: script(true) },
     knownGood: "worker",
     expectedFailures: { lazy: { families: ["receipts"], codes: [] } },
   };
   const registry = new Registry();
-  registry.registerWorld(world, () => {
-    throw new Error("leaky: restore is not supported");
-  });
+  registry.registerWorld(world);
   return { world, registry, truth, shared };
 }

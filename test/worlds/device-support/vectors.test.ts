@@ -9,7 +9,7 @@ import fs from "node:fs";
 import { describe, test } from "node:test";
 import { inspectionOf } from "../../../src/core/capabilities.ts";
 import type { JsonObject, JsonValue } from "../../../src/core/json.ts";
-import { defaultRegistry } from "../../../src/worlds/index.ts";
+import { defaultGym } from "../../../src/gym/index.ts";
 import {
   readPath,
   resolvePlaceholders,
@@ -21,7 +21,7 @@ import {
 
 const file = new URL("../../../spec/device-support.vectors.json", import.meta.url);
 const vectors = JSON.parse(fs.readFileSync(file, "utf8")) as VectorFile;
-const world = defaultRegistry().world(vectors.world);
+const world = defaultGym().registry.world(vectors.world);
 const SEEDS = [0, 1, 2, 7, 1234];
 
 /** `$model` / `$address`: the case's device model and its customer's first address. */

@@ -1,0 +1,40 @@
+/**
+ * The agent kinds that ship with Proving Ground: `openai:MODEL`, `anthropic:MODEL`,
+ * `openai-compatible:MODEL@URL` (LLM agents over the providers' real APIs), `cmd:COMMAND` (an external
+ * program, started per episode, that acts through an MCP server the gym serves it over streamable
+ * HTTP) and `cmd-jsonl:COMMAND` (the same, speaking JSON lines on stdio instead). Plain values for
+ * `createGym({agentKinds})`; their code (and the AI SDK, the MCP SDK) loads only when a spec uses them.
+ */
+import type { AgentKind } from "./resolve.ts";
+
+const llmKind = (provider: "openai" | "anthropic" | "openai-compatible", description: string): AgentKind => ({
+  prefix: provider,
+  description,
+  async resolve(rest, spec, ctx) {
+    const { endpointKey, parseLlmSpec, resolvedLlmAgent } = await import("./llm/index.ts");
+    const config = parseLlmSpec(provider, rest, { cwd: ctx.cwd, env: ctx.env, prices: ctx.prices });
+    return resolvedLlmAgent(config, spec, { limiter: ctx.limiters.get(endpointKey(config), config.limiter) });
+  },
+});
+
+export const BUILTIN_AGENT_KINDS: readonly AgentKind[] = [
+  llmKind("openai", "an OpenAI chat model (OPENAI_API_KEY, OPENAI_BASE_URL)"),
+  llmKind("anthropic", "an Anthropic messages model (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)"),
+  llmKind("openai-compatible", "MODEL@URL: any OpenAI-compatible endpoint (OPENAI_COMPATIBLE_API_KEY)"),
+  {
+    prefix: "cmd",
+    description: "an external program per episode, acting through an MCP server over streamable HTTP",
+    async resolve(rest, spec, ctx) {
+      const { resolveCmdAgent } = await import("./cmd/index.ts");
+      return resolveCmdAgent(rest, spec, ctx.cwd);
+    },
+  },
+  {
+    prefix: "cmd-jsonl",
+    description: "an external program per episode, speaking JSON lines on stdio",
+    async resolve(rest, spec, ctx) {
+      const { resolveCmdJsonlAgent } = await import("./cmd/index.ts");
+      return resolveCmdJsonlAgent(rest, spec, ctx.cwd);
+    },
+  },
+];
