@@ -1,5 +1,7 @@
 /** Proving Ground: the library API. Everything the CLI does is a function call. */
 
+/** zod, as the gym uses it: tool inputs and rule params are zod schemas. */
+export { z } from "zod";
 export { createCmdAgent } from "./agents/cmd/index.ts";
 export type { AgentKind, ResolveAgent, ResolvedAgent } from "./agents/index.ts";
 export { AgentResolver, BUILTIN_AGENT_KINDS, loadModuleAgent } from "./agents/index.ts";
@@ -104,4 +106,12 @@ export {
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
 export { deviceSupport } from "./worlds/device-support/index.ts";
-export { BUILTIN_HANDOFFS, BUILTIN_WORLDS, orderOps, supportOrders } from "./worlds/index.ts";
+export type { SimpleWorldContext, SimpleWorldOptions } from "./worlds/index.ts";
+export {
+  BUILTIN_HANDOFFS,
+  BUILTIN_WORLDS,
+  defineToolWorld,
+  orderOps,
+  scriptPolicy,
+  supportOrders,
+} from "./worlds/index.ts";

@@ -10,4 +10,11 @@ export const BUILTIN_WORLDS: readonly WorldDefinition[] = [deviceSupport, orderO
 /** Hand-offs between built-in worlds, for Link layers. */
 export const BUILTIN_HANDOFFS: readonly Handoff[] = [replacementOrderHandoff];
 
+export {
+  defineToolWorld,
+  type SimpleWorldContext,
+  type SimpleWorldOptions,
+  type SimpleWorldState,
+} from "./shared/define-tool-world.ts";
+export { type Script, scriptPolicy } from "./shared/script-policy.ts";
 export { deviceSupport, orderOps, replacementOrderHandoff, supportOrders };

@@ -1,5 +1,11 @@
 export { assembleTask, type TaskParts } from "./assemble-task.ts";
 export {
+  defineToolWorld,
+  type SimpleWorldContext,
+  type SimpleWorldOptions,
+  type SimpleWorldState,
+} from "./define-tool-world.ts";
+export {
   drawFrom,
   latencyFor,
   type Range,
