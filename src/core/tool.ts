@@ -50,6 +50,3 @@ export function parseToolArgs<S extends z.ZodType>(
   const where = field === "" ? "arguments" : `argument \`${field}\``;
   return toolError("invalid_argument", `${tool.name}: ${where}: ${issue.message}`);
 }
-
-/** Known retryable codes across worlds. */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set(["timeout", "rate_limited", "unavailable"]);
