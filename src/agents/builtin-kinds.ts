@@ -26,7 +26,7 @@ export const BUILTIN_AGENT_KINDS: readonly AgentKind[] = [
     description: "an external program per episode, acting through an MCP server over streamable HTTP",
     async resolve(rest, spec, ctx) {
       const { resolveCmdAgent } = await import("./cmd/index.ts");
-      return resolveCmdAgent(rest, spec, ctx.cwd);
+      return resolveCmdAgent(rest, spec, ctx.cwd, ctx.env);
     },
   },
   {
@@ -34,7 +34,7 @@ export const BUILTIN_AGENT_KINDS: readonly AgentKind[] = [
     description: "an external program per episode, speaking JSON lines on stdio",
     async resolve(rest, spec, ctx) {
       const { resolveCmdJsonlAgent } = await import("./cmd/index.ts");
-      return resolveCmdJsonlAgent(rest, spec, ctx.cwd);
+      return resolveCmdJsonlAgent(rest, spec, ctx.cwd, ctx.env);
     },
   },
 ];

@@ -20,7 +20,9 @@ import { CMD_JSONL_PROTOCOL, type GymLine } from "./jsonl-protocol.ts";
 export interface CmdJsonlAgentOptions {
   command: string;
   cwd: string;
-  /** Extra environment for the child (on top of the gym's own). */
+  /** The environment the child starts from: the gym's (default: this process's). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Extra environment for the child (on top of `baseEnv`). */
   env?: Record<string, string>;
   /** How long the child may take to exit after `end` before SIGTERM (default 2000 ms). */
   graceMs?: number;
@@ -47,7 +49,7 @@ class CmdJsonlSession implements AgentSession {
       detached: process.platform !== "win32",
       stdio: ["pipe", "pipe", "pipe"],
       env: {
-        ...process.env,
+        ...(options.baseEnv ?? process.env),
         ...options.env,
         PROVING_PROTOCOL: CMD_JSONL_PROTOCOL,
         PROVING_TRIAL_ID: episode.trialId,
@@ -182,11 +184,16 @@ export function createCmdJsonlAgent(options: CmdJsonlAgentOptions): Agent {
 }
 
 /** `cmd-jsonl:COMMAND` → an agent that runs COMMAND (through the shell) once per episode. */
-export function resolveCmdJsonlAgent(rest: string, spec: string, cwd: string): ResolvedAgent {
+export function resolveCmdJsonlAgent(
+  rest: string,
+  spec: string,
+  cwd: string,
+  baseEnv?: Readonly<Record<string, string | undefined>>,
+): ResolvedAgent {
   const command = rest.trim();
   if (command === "")
     throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd-jsonl:"python my_agent.py"`);
-  const agent = createCmdJsonlAgent({ command, cwd });
+  const agent = createCmdJsonlAgent({ command, cwd, ...(baseEnv ? { baseEnv } : {}) });
   return {
     ref: { id: agent.id, kind: "cmd-jsonl", spec, config: { command, cwd, protocol: CMD_JSONL_PROTOCOL } },
     forWorld: () => agent,

@@ -25,7 +25,9 @@ import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
 export interface CmdAgentOptions {
   command: string;
   cwd: string;
-  /** Extra environment for the child (on top of the gym's own). */
+  /** The environment the child starts from: the gym's (default: this process's). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Extra environment for the child (on top of `baseEnv`). */
   env?: Record<string, string>;
   /** How long the child may take to exit once the trial has ended, before SIGTERM (default 2000 ms). */
   graceMs?: number;
@@ -78,7 +80,7 @@ class CmdMcpSession implements AgentSession {
         detached: process.platform !== "win32",
         stdio: ["ignore", "pipe", "pipe"],
         env: {
-          ...process.env,
+          ...(this.options.baseEnv ?? process.env),
           ...this.options.env,
           PROVING_PROTOCOL: CMD_MCP_PROTOCOL,
           PROVING_MCP_URL: this.server.url,
@@ -191,11 +193,16 @@ export function createCmdAgent(options: CmdAgentOptions): Agent {
 }
 
 /** `cmd:COMMAND` → an agent that runs COMMAND (through the shell) once per episode, acting over MCP. */
-export function resolveCmdAgent(rest: string, spec: string, cwd: string): ResolvedAgent {
+export function resolveCmdAgent(
+  rest: string,
+  spec: string,
+  cwd: string,
+  baseEnv?: Readonly<Record<string, string | undefined>>,
+): ResolvedAgent {
   const command = rest.trim();
   if (command === "")
     throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd:"python my_agent.py"`);
-  const agent = createCmdAgent({ command, cwd });
+  const agent = createCmdAgent({ command, cwd, ...(baseEnv ? { baseEnv } : {}) });
   return {
     ref: { id: agent.id, kind: "cmd", spec, config: { command, cwd, protocol: CMD_MCP_PROTOCOL } },
     forWorld: () => agent,
