@@ -69,6 +69,10 @@ export const ERROR_CATALOGUE = {
     fault: "config",
     meaning: "an `--agent` spec is malformed (no command, no model name, a URL that is not http(s))",
   },
+  bad_check_options: {
+    fault: "config",
+    meaning: "`checkEnvironment` options it cannot use (a factory without `options.world`, no seeds)",
+  },
   bad_difficulty: { fault: "config", meaning: "a difficulty the world or the family does not have" },
   bad_experiment: {
     fault: "config",
@@ -237,6 +241,10 @@ export const ERROR_CATALOGUE = {
     fault: "world",
     meaning:
       "the world threw during reset, step or evaluate; the trial is `infra_error` and its record blames the world",
+  },
+  not_conformant: {
+    fault: "world",
+    meaning: "the environment failed conformance checks (`assertConformant` lists every failed check)",
   },
 
   // ---- infrastructure: a service the gym relies on failed (the trial is `infra_error`)

@@ -1,0 +1,191 @@
+import type { Action, Environment, StepResult, ToolDescriptor, ToolError } from "../../core/contracts.ts";
+import { ProvingError } from "../../core/errors.ts";
+import { Rng } from "../../core/rng.ts";
+import type { CheckRun, Scope } from "../check-run.ts";
+import { contextStrings, fits, verdictOf } from "../episodes.ts";
+import { validates } from "../json-schema.ts";
+import { malformedArgs } from "../malformed.ts";
+import type { Cell } from "../subject.ts";
+import type { CheckPlan, PlannedCheck } from "./planned-check.ts";
+
+/** Malformed calls per episode: a fresh episode after this many (a server may cap an episode's steps). */
+const CASES_PER_EPISODE = 100;
+
+/** Names no tool has: odd ones, and near misses of a real tool's name (case, whitespace). */
+function unknownToolNames(tools: readonly ToolDescriptor[]): string[] {
+  const real = tools[0]?.name ?? "tool";
+  const names = ["", "no_such_tool", "__proto__", "constructor", "toString", "x".repeat(10_000)];
+  names.push(real.toUpperCase(), ` ${real}`, `${real}\n`);
+  return [...new Set(names)].filter((name) => !tools.some((t) => t.name === name));
+}
+
+const isPlainObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Outside the Action contract (`{tool: non-empty string, args: object}`): the runner never passes
+ * such a call to an environment (it ends the trial as the agent's error first), so an environment
+ * may refuse it with a coded error of the caller's fault (a remote server's protocol check) instead
+ * of answering it.
+ */
+const outsideContract = (action: Action) =>
+  typeof action.tool !== "string" || action.tool.length === 0 || !isPlainObject(action.args);
+
+/** How the environment took one bad call. */
+type Taken =
+  | { kind: "answered"; error: ToolError; byLayer: boolean }
+  | { kind: "accepted" }
+  | { kind: "refused" }
+  | { kind: "broken" };
+
+/** What the cases came to, beyond failures (reported as details of a passed check). */
+interface Tally {
+  layered: number;
+  refused: number;
+  skipped: number;
+}
+
+/**
+ * One bad call: it must not throw and must answer a well-formed, plain-JSON `tool_result` observation
+ * that does not end the episode (a call outside the Action contract may instead be refused with a
+ * coded error of the caller's fault). `byLayer`: a harness layer acted on the step (`info.layers`).
+ */
+async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<Taken> {
+  let r: StepResult;
+  try {
+    r = await env.step(action);
+  } catch (err) {
+    const callers = err instanceof ProvingError && (err.fault === "config" || err.fault === "agent");
+    if (callers && outsideContract(action)) return { kind: "refused" };
+    s.fail(`step threw ${err instanceof Error ? err.message : String(err)}`);
+    return { kind: "broken" };
+  }
+  s.expect(r.terminated === false, "a failed call ended the episode");
+  s.expect(r.truncated === false, "a failed call truncated the episode");
+  const obs = r.observation;
+  if (!s.expect(obs?.kind === "tool_result", "not a tool_result observation") || obs.kind !== "tool_result")
+    return { kind: "broken" };
+  s.expect(obs.callId === action.callId, "callId not echoed");
+  s.equal(JSON.parse(JSON.stringify(obs)), obs, "the observation is not plain JSON");
+  const result = obs.result;
+  if (!s.expect(typeof result?.ok === "boolean", "result has no ok flag")) return { kind: "broken" };
+  if (result.ok) return { kind: "accepted" };
+  const e = result.error;
+  if (!s.expect(typeof e === "object" && e !== null, "error result without an error"))
+    return { kind: "broken" };
+  s.expect(typeof e.code === "string", "error without a code");
+  s.expect(typeof e.message === "string", "error without a message");
+  s.expect(typeof e.retryable === "boolean", "error without retryable");
+  return { kind: "answered", error: e, byLayer: (r.info?.layers?.length ?? 0) > 0 };
+}
+
+/**
+ * Judges a bad call's answer: `invalid_argument`, not retryable, with a message (naming `field` when
+ * given) — unless a harness layer refused the call before the world could check it (a rate limit
+ * counts bad calls too), which `tally` counts.
+ */
+function judge(s: Scope, taken: Taken, tally: Tally, field?: string): void {
+  if (taken.kind === "refused") tally.refused++;
+  if (taken.kind === "accepted") s.fail("accepted malformed arguments");
+  if (taken.kind !== "answered") return;
+  const e = taken.error;
+  if (taken.byLayer && e.code !== "invalid_argument") {
+    tally.layered++;
+    return;
+  }
+  s.expect(e.code === "invalid_argument", `answered ${JSON.stringify(e)}`);
+  s.expect(e.retryable === false, "invalid_argument is not retryable");
+  s.expect(typeof e.message === "string" && e.message.length > 0, "empty message");
+  if (field && field.length > 1 && field !== "__proto__")
+    s.expect(e.message?.includes(field) === true, `the message does not name the field: ${e.message}`);
+}
+
+function noteTally(run: CheckRun, tally: Tally): void {
+  if (tally.layered > 0)
+    run.note(`${tally.layered} refused by a harness layer (info.layers) before the world's argument check`);
+  if (tally.refused > 0)
+    run.note(`${tally.refused} outside the Action contract refused with a coded error of the caller's fault`);
+  if (tally.skipped > 0) run.note(`${tally.skipped} larger than maxActionBytes not sent`);
+}
+
+/**
+ * Bad input: per tool, `fuzzPerTool` seeded malformed argument objects (ones its schema rejects) each
+ * answer `{ok: false, error: {code: "invalid_argument", message (naming the field), retryable: false}}`,
+ * never throw and never end the episode; unknown tool names too. The details of a passed check count
+ * the calls a harness layer refused first and those outside the Action contract that were refused.
+ */
+export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
+  const { subject, spec } = plan;
+  const first = subject.firstCell();
+  const n = subject.fuzzPerTool;
+  const none = first ? undefined : "no family × difficulty is selected";
+  /** A fresh episode of the first task; its reset observation's strings seed the cases' ids. */
+  const episode = async (cell: Cell) => {
+    const env = subject.create(cell);
+    const obs = await env.reset({ task: subject.task(cell), seed: cell.seed });
+    return { env, pool: contextStrings(obs) };
+  };
+  const perTool = (tool: ToolDescriptor): PlannedCheck => ({
+    name: `bad input: ${n} malformed argument objects to ${tool.name}`,
+    kind: "bad-input",
+    ...(none ? { notCheckable: none } : {}),
+    covers: `${n} cases`,
+    async run(run) {
+      if (!first) return;
+      const rng = Rng.seeded(n, `malformed/${tool.name}`);
+      const tally: Tally = { layered: 0, refused: 0, skipped: 0 };
+      let current: { env: Environment; pool: string[]; from: number } | undefined;
+      let sent = 0;
+      for (let tries = 0; sent < n; tries++) {
+        if (tries >= n * 20) {
+          run.record(`could only build ${sent} malformed cases for ${tool.name}`);
+          break;
+        }
+        if (!current || sent - current.from >= CASES_PER_EPISODE) {
+          if (current) await subject.release(current.env);
+          current = { ...(await episode(first)), from: sent };
+        }
+        const c = malformedArgs(tool.input_schema, rng, current.pool);
+        if (validates(tool.input_schema, c.args)) continue; // broke nothing the schema forbids
+        const action = { tool: tool.name, args: c.args, callId: `fuzz-${sent + 1}` } as Action;
+        if (!fits(subject, action)) {
+          tally.skipped++;
+          continue;
+        }
+        sent++;
+        const env = current.env;
+        await run.scope(`${tool.name} case ${sent} (${c.how.join(", ")})`, async (s: Scope) =>
+          judge(s, await takeBadCall(s, env, action), tally, c.field),
+        );
+      }
+      if (current) {
+        const env = current.env;
+        await run.scope(`${tool.name}: evaluate() after malformed calls`, async () => {
+          verdictOf(env);
+        });
+      }
+      noteTally(run, tally);
+    },
+  });
+  const names = unknownToolNames(spec.tools);
+  return [
+    ...spec.tools.map(perTool),
+    {
+      name: "bad input: unknown tool names are invalid_argument",
+      kind: "bad-input",
+      ...(none ? { notCheckable: none } : {}),
+      covers: `${names.length} names`,
+      async run(run) {
+        if (!first) return;
+        const { env } = await episode(first);
+        const tally: Tally = { layered: 0, refused: 0, skipped: 0 };
+        for (const [i, name] of names.entries()) {
+          const action: Action = { tool: name, args: {}, callId: `u${i}` };
+          await run.scope(`tool "${name.slice(0, 20)}"`, async (s: Scope) =>
+            judge(s, await takeBadCall(s, env, action), tally),
+          );
+        }
+        noteTally(run, tally);
+      },
+    },
+  ];
+}
