@@ -1,6 +1,9 @@
-/** device-support@1 passes the conformance suite every world must pass (see suite.ts). */
+/** device-support@1 passes the conformance checks every world passes (`checkEnvironment`, src/testing). */
 import { defaultGym } from "../../src/gym/index.ts";
-import { conformanceSuite } from "./suite.ts";
+import { checkEnvironment } from "../../src/testing/index.ts";
+import { conformanceTest } from "./conformance-test.ts";
 
-const registry = defaultGym().registry;
-conformanceSuite(registry.world("device-support@1"), { registry, expectBackgroundJobs: true });
+const gym = defaultGym();
+conformanceTest("device-support@1", () =>
+  checkEnvironment(gym.world("device-support@1"), { restore: gym.registry, expectBackgroundJobs: true }),
+);

@@ -1,6 +1,9 @@
-/** order-ops@1 passes the conformance suite every world must pass (see suite.ts). */
+/** order-ops@1 passes the conformance checks every world passes (`checkEnvironment`, src/testing). */
 import { defaultGym } from "../../src/gym/index.ts";
-import { conformanceSuite } from "./suite.ts";
+import { checkEnvironment } from "../../src/testing/index.ts";
+import { conformanceTest } from "./conformance-test.ts";
 
-const registry = defaultGym().registry;
-conformanceSuite(registry.world("order-ops@1"), { registry, expectBackgroundJobs: true });
+const gym = defaultGym();
+conformanceTest("order-ops@1", () =>
+  checkEnvironment(gym.world("order-ops@1"), { restore: gym.registry, expectBackgroundJobs: true }),
+);

@@ -1,54 +1,43 @@
 /**
- * The conformance suite catches broken worlds: the toy world with one bug switched on must fail
- * the suite's tests that are about that bug (run in a child process, TAP output parsed).
+ * The conformance checks catch broken worlds: the toy world with one bug switched on must fail the
+ * checks that are about that bug (read from the report; everything runs in this process).
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import type { ToyBugs } from "../support/toy-world.ts";
+import { checkEnvironment } from "../../src/testing/index.ts";
+import { type ToyBugs, toyWorld } from "../support/toy-world.ts";
 
-const fixture = fileURLToPath(new URL("./fixtures/broken-toy.ts", import.meta.url));
-
-function failedTests(bugs: (keyof ToyBugs)[]): Promise<string[]> {
-  // a child of `node --test` inherits NODE_TEST_CONTEXT and would report to us, not to its stdout
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "--test", "--test-reporter=tap", fixture],
-      { env: { ...env, TOY_BUGS: bugs.join(",") }, maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout) => {
-        const failed = [...stdout.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((m) => m[1].trim());
-        const passed = [...stdout.matchAll(/^\s*ok \d+ - (.*)$/gm)].length;
-        if (passed + failed.length === 0)
-          reject(new Error(`no TAP results: ${String(err)}\n${stdout.slice(0, 2000)}`));
-        else resolve(failed.filter((name) => !name.startsWith("conformance: ")));
-      },
-    );
+async function failedChecks(bugs: (keyof ToyBugs)[]): Promise<string[]> {
+  const report = await checkEnvironment(toyWorld(Object.fromEntries(bugs.map((b) => [b, true]))), {
+    expectBackgroundJobs: true,
+    fuzzPerTool: 100,
+    seeds: [0, 1],
   });
+  assert.equal(report.counts.not_checkable, 0, "the toy world declares everything the checks need");
+  return report.checks.filter((c) => c.status === "failed").map((c) => c.name);
 }
 
-/** Each bug, and the tests (by name prefix) that must fail because of it. */
+/** Each bug, and the checks (by name prefix) that must fail because of it. */
 const CASES: [keyof ToyBugs, string[]][] = [
   ["nondeterministic", ["determinism: reach", "determinism: wait-bonus"]],
   ["saveDropsJobs", ["save/restore: wait-bonus"]],
   ["resetKeepsJobs", ["reset: wait-bonus"]],
   ["foreignJobOnReset", ["reset: reach", "policies: known-good good passes reach"]],
   ["sharedStateLeak", ["reset: reach", "policies: known-good good passes reach"]],
-  ["misownedJobs", ["policies: known-good good passes reach"]],
+  ["misownedJobs", ["reset: reach", "policies: known-good good passes reach"]],
   ["acceptsBadArgs", ["bad input: 100 malformed argument objects to add"]],
   ["throwsOnBadArgs", ["bad input: 100 malformed argument objects to add"]],
   ["stepThrows", ["determinism: reach", "policies: known-good good passes reach"]],
+  ["resetThrows", ["tools:", "determinism: reach", "policies: known-good good passes reach"]],
 ];
 
-describe("the conformance suite detects broken worlds", { concurrency: 4 }, () => {
+describe("the conformance checks detect broken worlds", () => {
   test("the toy world without bugs fails nothing", async () => {
-    assert.deepEqual(await failedTests([]), []);
+    assert.deepEqual(await failedChecks([]), []);
   });
   for (const [bug, mustFail] of CASES) {
     test(`${bug} is caught by: ${mustFail.join("; ")}`, async () => {
-      const failed = await failedTests([bug]);
+      const failed = await failedChecks([bug]);
       for (const name of mustFail) {
         assert.ok(
           failed.some((f) => f.startsWith(name)),
@@ -57,4 +46,8 @@ describe("the conformance suite detects broken worlds", { concurrency: 4 }, () =
       }
     });
   }
+  test("a bug about one thing leaves the unrelated checks passing", async () => {
+    const failed = await failedChecks(["acceptsBadArgs"]);
+    assert.deepEqual(failed, ["bad input: 100 malformed argument objects to add"]);
+  });
 });

@@ -1,9 +1,10 @@
 /**
- * The conformance suite is generic: the toy test world (test/support/toy-world.ts), which has
- * background jobs, save/restore and scripted policies of its own, passes it too.
+ * The conformance checks are generic: the toy test world (test/support/toy-world.ts), which has
+ * background jobs, save/restore and scripted policies of its own, passes them too — restored through
+ * its own `restore` (no registry given).
  */
-import { TOY_ID, toyRegistry } from "../support/toy-world.ts";
-import { conformanceSuite } from "./suite.ts";
+import { checkEnvironment } from "../../src/testing/index.ts";
+import { TOY_ID, toyWorld } from "../support/toy-world.ts";
+import { conformanceTest } from "./conformance-test.ts";
 
-const registry = toyRegistry();
-conformanceSuite(registry.world(TOY_ID), { registry, expectBackgroundJobs: true, fuzzPerTool: 300 });
+conformanceTest(TOY_ID, () => checkEnvironment(toyWorld(), { expectBackgroundJobs: true, fuzzPerTool: 300 }));
