@@ -2,6 +2,7 @@
  * The core contracts of Proving Ground (names are normative; see DESIGN.md).
  * Everything here is plain data or an interface: no clock, no randomness, no IO.
  */
+import type { Fault } from "./errors.ts";
 import type { JsonObject, JsonValue } from "./json.ts";
 import type { Job } from "./scheduler.ts";
 
@@ -359,6 +360,13 @@ export interface TrialRecord {
   task: Task;
   outcome: Outcome;
   reason: string;
+  /**
+   * Who is at fault when an error caused the outcome: `agent` (an `agent_error`), `world` (it threw
+   * during reset, step or evaluate: `infra_error`), `infrastructure` (a provider or service failed),
+   * `config` (the trial's configuration is wrong), `internal`. Absent when no error did (a verdict, a
+   * budget, the wall clock, contamination), and in records written before it was recorded.
+   */
+  fault?: Fault;
   verdict?: Verdict;
   /** The first observation (after reset). */
   initial?: Observation;

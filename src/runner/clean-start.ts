@@ -1,8 +1,12 @@
 import { inspectionOf } from "../core/capabilities.ts";
 import type { Inspection, Task, TrialSpec } from "../core/contracts.ts";
-import type { EnvironmentFactory } from "../core/environment-factory.ts";
+import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import type { EpisodeEnd } from "./env-pool.ts";
+import { classify, TrialEnd } from "./outcome.ts";
+import type { TrialDeps } from "./trial-deps.ts";
+import type { Guard, WorldStart } from "./trial-start.ts";
+import type { TrialState } from "./trial-state.ts";
 
 /** Episode id the cross-trial probe resets with, so probes of equal (task, seed) are comparable. */
 export const PROBE_EPISODE = "proving.probe";
@@ -73,7 +77,7 @@ export async function startProblem(c: StartCheck): Promise<string | undefined> {
 }
 
 /** Resets a fresh instance of the trial's task with the probe episode id and hashes its start state. */
-async function probe(c: Omit<StartCheck, "env">): Promise<{ key: string; hash: string }> {
+export async function probe(c: Omit<StartCheck, "env">): Promise<{ key: string; hash: string }> {
   const instance = c.makeEnv(c.spec, c.world);
   await c.guard(instance.reset({ task: c.task, seed: c.spec.seed, episodeId: PROBE_EPISODE }), "reset()");
   const key = [
@@ -86,21 +90,6 @@ async function probe(c: Omit<StartCheck, "env">): Promise<{ key: string; hash: s
   return { key, hash: inspectionOf(instance).stateHash() };
 }
 
-/**
- * After the episode: a fresh instance of the same task must still start where it did before the trial.
- * When it does not, the trial's writes escaped its instance (a module-level map, a shared database)
- * and can satisfy or spoil another trial's test.
- */
-export async function endProblem(c: Omit<StartCheck, "env">): Promise<string | undefined> {
-  if (!c.startStates) return undefined;
-  const { key, hash } = await probe(c);
-  const seen = c.startStates.get(key);
-  if (seen && seen.hash !== hash) {
-    return "a fresh instance of this task no longer starts where it did: state written during the trial escaped its instance (shared between trials)";
-  }
-  return undefined;
-}
-
 /** Reads a state hash, or `undefined` when the world cannot give one (it crashed). */
 export function safeStateHash(env: Inspection): string | undefined {
   try {
@@ -110,39 +99,38 @@ export function safeStateHash(env: Inspection): string | undefined {
   }
 }
 
-function safeLeaked(env: Inspection): number | undefined {
-  try {
-    return env.leakedJobs();
-  } catch {
-    return undefined;
-  }
-}
-
-/** One turn of the timers phase: a callback a world left with a 0 ms timer has run after this. */
-const timerTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-export interface AfterEpisode {
-  /** State hash once the episode has settled (`undefined`: the world cannot hash its state). */
-  endHash?: string;
-  /** Why the world is not quiet after its episode ended, if it is not. */
-  problem?: string;
-}
-
 /**
- * After an episode ends nothing may touch its world: waits one timer turn and checks the state hash
- * and the leaked-job count did not move (a callback or job that fires after its episode is reported).
+ * The clean-start phase, after reset and before the agent starts: asserts the start is clean
+ * (`startProblem`) and records how the check went. A start that is not clean ends the trial as
+ * `contaminated`; an environment that declares no inspection cannot be checked (`not_checkable`).
  */
-export async function afterEpisode(env: Inspection, wait: boolean): Promise<AfterEpisode> {
-  const endHash = safeStateHash(env);
-  if (endHash === undefined || !wait) return endHash === undefined ? {} : { endHash };
-  const leaked = safeLeaked(env);
-  await timerTurn();
-  const settled = safeStateHash(env);
-  if (settled !== endHash || safeLeaked(env) !== leaked) {
-    return {
-      ...(settled !== undefined ? { endHash: settled } : {}),
-      problem: "the world changed after the episode ended: a callback or job fired after its episode",
-    };
+export async function checkCleanStart(
+  t: TrialState,
+  deps: TrialDeps,
+  start: WorldStart,
+  guard: Guard,
+): Promise<void> {
+  const inspection = start.env.capabilities.inspection;
+  if (!inspection) return;
+  const spec = t.spec;
+  const checked = deps.checkCleanStart !== false;
+  let dirty: string | undefined;
+  try {
+    dirty = await startProblem({
+      spec,
+      world: deps.world,
+      task: start.task,
+      env: inspection,
+      episodeId: spec.id,
+      makeEnv: deps.environment ?? bareWorld,
+      reference: checked,
+      ...(t.previous ? { previous: t.previous, movedSinceEnd: start.movedSinceEnd } : {}),
+      ...(deps.startStates && checked ? { startStates: deps.startStates } : {}),
+      guard,
+    });
+  } catch (err) {
+    throw classify(err, "world");
   }
-  return { endHash };
+  t.cleanStart = dirty === undefined ? "passed" : "failed";
+  if (dirty !== undefined) throw new TrialEnd("contaminated", dirty);
 }

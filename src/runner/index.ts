@@ -15,5 +15,6 @@ export type { ExperimentResult, Progress, RunOptions } from "./run.ts";
 export { resolveAgents, runExperiment } from "./run.ts";
 export type { SelftestResult } from "./selftest.ts";
 export { runSelftest } from "./selftest.ts";
+export { trajectoryHash } from "./trajectory-hash.ts";
 export type { TrialDeps } from "./trial.ts";
-export { runTrial, trajectoryHash } from "./trial.ts";
+export { runTrial } from "./trial.ts";

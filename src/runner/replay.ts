@@ -4,6 +4,7 @@ import { configError, errorMessage } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { Registry } from "../core/registry.ts";
+import { trialTask } from "./trial-start.ts";
 
 /** Where a replay first differs from the record. */
 export interface ReplayDivergence {
@@ -68,12 +69,7 @@ export async function replayTrial(record: TrialRecord, opts: ReplayOptions): Pro
     steps,
     divergence: d,
   });
-  const task = world.generateTask({
-    family: spec.family,
-    difficulty: spec.difficulty,
-    seed: spec.seed,
-    ...(spec.params ? { params: spec.params } : {}),
-  });
+  const task = trialTask(spec, world);
   if (task.generator.contentHash !== record.task.generator.contentHash || task.id !== record.task.id) {
     return diverged(0, {
       step: -1,

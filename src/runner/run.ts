@@ -4,7 +4,7 @@ import { PriceTable } from "../agents/llm/prices.ts";
 import { AgentResolver, type ResolveAgent, type ResolvedAgent } from "../agents/resolve.ts";
 import type { Agent, AgentRef, Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
-import { configError, errorMessage } from "../core/errors.ts";
+import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
@@ -15,7 +15,8 @@ import type { StartStates } from "./clean-start.ts";
 import { EnvironmentPool } from "./env-pool.ts";
 import type { ExperimentConfig } from "./experiment.ts";
 import { expandManifest, type PlannedVariant } from "./manifest.ts";
-import { runTrial, unranRecord } from "./trial.ts";
+import { runTrial } from "./trial.ts";
+import { unranRecord } from "./trial-record.ts";
 
 export interface Progress {
   planned: number;
@@ -182,7 +183,8 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
         agent = resolved.forWorld(world);
       } catch (err) {
         // a planned trial that cannot even start still counts, with its reason
-        return unranRecord(spec, "infra_error", `cannot start the trial: ${errorMessage(err)}`);
+        const fault = err instanceof ProvingError ? err.fault : "internal";
+        return unranRecord(spec, "infra_error", `cannot start the trial: ${errorMessage(err)}`, fault);
       }
       return runTrial(spec, {
         world,

@@ -1,0 +1,91 @@
+import type {
+  AgentAction,
+  AgentSession,
+  Environment,
+  Observation,
+  StepRecord,
+  StepResult,
+} from "../core/contracts.ts";
+import { toAction } from "./agent-action.ts";
+import { chargeUsage, exhaustedBudget } from "./budget.ts";
+import type { Deadline } from "./deadline.ts";
+import { classify, TrialEnd, verdictOutcome, verdictReason } from "./outcome.ts";
+import type { TrialState } from "./trial-state.ts";
+
+/**
+ * The step loop: the agent acts on each observation, the world steps with the action, each step is
+ * recorded (and handed to `onStep`), until the episode ends (the verdict decides the outcome) or a
+ * budget, the deadline, a bad action or a crash ends the trial first (a `TrialEnd` is thrown).
+ *
+ * The loop is guarded by the deadline once, not per call: `act()` and `step()` are awaited as they
+ * are (no wrapper promise per call). Once the deadline fired, the loop, should a late call resume it,
+ * stops before touching anything.
+ */
+export function runStepLoop(
+  t: TrialState,
+  session: AgentSession,
+  env: Environment,
+  initial: Observation,
+  deadline: Deadline,
+  onStep: ((step: StepRecord) => void) | undefined,
+): Promise<void> {
+  let during = "act()";
+  const loop = async (): Promise<void> => {
+    const { steps, stats } = t;
+    const budget = t.spec.budget;
+    const setupSteps = steps.length;
+    let observation = initial;
+    for (;;) {
+      const exhausted = exhaustedBudget(budget, steps.length - setupSteps, stats);
+      if (exhausted !== undefined) throw new TrialEnd("budget_exhausted", exhausted);
+      if (deadline.passed()) throw new TrialEnd("timeout", "wall-clock timeout before act()");
+      during = "act()";
+      let returned: AgentAction;
+      try {
+        returned = await session.act(observation);
+      } catch (err) {
+        if (deadline.fired) return;
+        throw classify(err, "agent");
+      }
+      if (deadline.fired) return;
+      const { action, meta } = toAction(returned, steps.length);
+      if (meta) chargeUsage(stats, meta);
+      if (deadline.passed()) throw new TrialEnd("timeout", "wall-clock timeout before step()");
+      during = "step()";
+      let result: StepResult;
+      try {
+        result = await env.step(action);
+      } catch (err) {
+        if (deadline.fired) return;
+        throw classify(err, "world");
+      }
+      if (deadline.fired) return;
+      const info = result.info;
+      const record: StepRecord = {
+        index: steps.length,
+        action,
+        observation: result.observation,
+        reward: result.reward,
+        terminated: result.terminated,
+        truncated: result.truncated,
+        t: info.now,
+      };
+      if (info.setup) record.setup = true;
+      if (info.layers?.length) record.layers = info.layers;
+      if (meta) record.meta = meta;
+      steps.push(record);
+      stats.virtualSeconds = info.now;
+      onStep?.(record);
+      observation = result.observation;
+      if (result.terminated || result.truncated) {
+        const verdict = info.verdict ?? env.evaluate();
+        t.verdict = verdict;
+        if (result.truncated) throw new TrialEnd("budget_exhausted", "the environment truncated the episode");
+        t.outcome = verdictOutcome(verdict);
+        t.reason = verdictReason(verdict);
+        return;
+      }
+    }
+  };
+  return deadline.guard(loop(), () => during);
+}
