@@ -103,3 +103,5 @@ export type {
   WorldTools,
 } from "./tool-world.ts";
 export { ToolWorld, toolWorldView } from "./tool-world.ts";
+export type { ManifestRows, TrialSummary } from "./trial-summary.ts";
+export { manifestRows, missingSummary, summarizeTrial } from "./trial-summary.ts";

@@ -1,7 +1,7 @@
 import type { TrialSpec } from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
-import type { TrialSummary } from "../store/store.ts";
+import { manifestRows, type TrialSummary } from "../core/trial-summary.ts";
 import { type ComparePairedOptions, comparePaired, type PairedComparison } from "./stats/compare-paired.ts";
 
 /** One side of a comparison: an experiment's manifest and its recorded trials. */
@@ -155,17 +155,15 @@ interface Row {
   missing: boolean;
 }
 
-function rowsOf(side: ComparedExperiment, agent: string): Map<Key, Row> {
-  const recorded = new Map(side.trials.map((t) => [t.trialId, t]));
+/** One agent's planned trials (recorded or `missing`), by the task they ran. */
+function rowsOf(planned: readonly TrialSummary[], agent: string): Map<Key, Row> {
   const rows = new Map<Key, Row>();
-  for (const spec of side.manifest) {
-    if (spec.agent.id !== agent) continue;
-    const t = recorded.get(spec.id);
-    const outcome = t?.outcome ?? "missing";
-    rows.set(taskKey(spec), {
-      family: spec.family,
-      passed: outcome === "passed",
-      missing: outcome === "missing",
+  for (const t of planned) {
+    if (t.agent !== agent) continue;
+    rows.set(taskKey(t), {
+      family: t.family,
+      passed: t.outcome === "passed",
+      missing: t.outcome === "missing",
     });
   }
   return rows;
@@ -213,9 +211,11 @@ export function compareExperiments(
   let missingA = 0;
   let missingB = 0;
   let unpaired = 0;
+  const plannedA = manifestRows(a.manifest, a.trials).rows;
+  const plannedB = manifestRows(b.manifest, b.trials).rows;
   for (const [agentA, agentB] of agentPlan.pairs) {
-    const ra = rowsOf(a, agentA);
-    const rb = rowsOf(b, agentB);
+    const ra = rowsOf(plannedA, agentA);
+    const rb = rowsOf(plannedB, agentB);
     const pairs: { family: string; a: boolean; b: boolean }[] = [];
     for (const [key, x] of ra) {
       const y = rb.get(key);

@@ -1,3 +1,4 @@
+export { summarizeTrial } from "../core/trial-summary.ts";
 export type { ExperimentComparison } from "./compare.ts";
 export { compareExperiments } from "./compare.ts";
 export type { HtmlReport, HtmlReportOptions } from "./html/index.ts";
@@ -16,4 +17,3 @@ export type { CellSummary, ExperimentSummary, Rate } from "./summary.ts";
 export { summarizeExperiment } from "./summary.ts";
 export { renderTerminalReport } from "./terminal.ts";
 export { renderTrajectory } from "./trajectory-text.ts";
-export { summarizeTrial } from "./trial-summary.ts";

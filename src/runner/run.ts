@@ -8,8 +8,8 @@ import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
-import { summarizeTrial } from "../report/trial-summary.ts";
-import type { Store, TrialSummary } from "../store/store.ts";
+import { manifestRows, summarizeTrial, type TrialSummary } from "../core/trial-summary.ts";
+import type { Store } from "../store/store.ts";
 import { TrialWriter } from "../store/trial-writer.ts";
 import type { StartStates } from "./clean-start.ts";
 import { EnvironmentPool } from "./env-pool.ts";
@@ -206,14 +206,12 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     await writer?.flush();
   }
   const interrupted = next < todo.length;
-  let trials: TrialSummary[];
+  let recordedRows: Iterable<TrialSummary> = results.values();
   if (store) {
     await store.setExperimentStatus(experimentId, interrupted ? "interrupted" : "completed");
-    const rows = new Map((await store.listTrials(experimentId)).map((t) => [t.trialId, t]));
-    trials = manifest.map((spec) => rows.get(spec.id) ?? missingSummary(spec));
-  } else {
-    trials = manifest.map((spec) => results.get(spec.id) ?? missingSummary(spec));
+    recordedRows = await store.listTrials(experimentId);
   }
+  const trials = manifestRows(manifest, recordedRows).rows;
   return {
     experimentId,
     config: { ...config, id: experimentId },
@@ -228,30 +226,4 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
 function plannedPart(config: JsonObject): string {
   const { concurrency: _c, description: _d, ...plan } = config;
   return canonicalJson(plan);
-}
-
-/** The row of a planned trial that has no record: it counts, as `missing`. */
-export function missingSummary(spec: TrialSpec): TrialSummary {
-  return {
-    trialId: spec.id,
-    experimentId: spec.experimentId,
-    index: spec.index,
-    world: spec.world,
-    ...(spec.variantId ? { variantId: spec.variantId } : {}),
-    family: spec.family,
-    difficulty: spec.difficulty,
-    agent: spec.agent.id,
-    seed: spec.seed,
-    repeat: spec.repeat,
-    outcome: "missing",
-    reason: "planned, never ran",
-    passed: null,
-    score: null,
-    violations: [],
-    steps: 0,
-    stats: { steps: 0, virtualSeconds: 0, wallMs: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 },
-    trajectoryHash: "",
-    startedAt: "",
-    finishedAt: "",
-  };
 }

@@ -1,5 +1,9 @@
-import type { Outcome, TrialRecord, TrialSpec, TrialStats } from "../core/contracts.ts";
+import type { Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
+import type { TrialSummary } from "../core/trial-summary.ts";
+
+/** A trial's summary row (defined with the other trial types in core: the runner and reports build them too). */
+export type { TrialSummary } from "../core/trial-summary.ts";
 
 export const EXPERIMENT_STATUSES = ["planned", "running", "completed", "interrupted", "failed"] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
@@ -32,33 +36,6 @@ export interface TrialFilter {
   family?: string;
   /** Agent display id (`AgentRef.id`). */
   agent?: string;
-}
-
-/** One recorded trial without its steps, task or verdict details: what a report table needs. */
-export interface TrialSummary {
-  trialId: string;
-  experimentId: string;
-  index: number;
-  world: string;
-  variantId?: string;
-  family: string;
-  difficulty: number;
-  /** Agent display id (`AgentRef.id`). */
-  agent: string;
-  seed: number;
-  repeat: number;
-  outcome: Outcome;
-  reason: string;
-  /** `null` when the trial has no verdict (it never reached the verifier). */
-  passed: boolean | null;
-  score: number | null;
-  /** Codes of the verdict's violations, in order. */
-  violations: string[];
-  steps: number;
-  stats: TrialStats;
-  trajectoryHash: string;
-  startedAt: string;
-  finishedAt: string;
 }
 
 export interface ExportOptions extends TrialFilter {

@@ -1,7 +1,7 @@
 import type { TrialSpec } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
-import { missingSummary } from "../../runner/run.ts";
-import type { Experiment, Store, TrialSummary } from "../../store/store.ts";
+import { manifestRows, type TrialSummary } from "../../core/trial-summary.ts";
+import type { Experiment, Store } from "../../store/store.ts";
 
 /** An experiment as a report reads it: one row per planned trial, in manifest order. */
 export interface ExperimentRows {
@@ -19,10 +19,6 @@ export async function loadExperimentRows(store: Store, experimentId: string): Pr
   const experiment = await store.getExperiment(experimentId);
   if (!experiment) throw configError("unknown_experiment", `no experiment ${experimentId} in the store`);
   const manifest = await store.getManifest(experimentId);
-  const recorded = await store.listTrials(experimentId);
-  const byId = new Map(recorded.map((r) => [r.trialId, r]));
-  const rows = manifest.map((spec) => byId.get(spec.id) ?? missingSummary(spec));
-  const planned = new Set(manifest.map((s) => s.id));
-  for (const r of recorded) if (!planned.has(r.trialId)) rows.push(r);
-  return { experiment, manifest, rows };
+  const { rows, unplanned } = manifestRows(manifest, await store.listTrials(experimentId));
+  return { experiment, manifest, rows: unplanned.length ? [...rows, ...unplanned] : rows };
 }
