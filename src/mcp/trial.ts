@@ -5,7 +5,7 @@ import type { JsonObject } from "../core/json.ts";
 import { DEFAULT_BUDGET } from "../runner/experiment.ts";
 import { trialId } from "../runner/manifest.ts";
 import { newExperimentId } from "../runner/run.ts";
-import { runTrial } from "../runner/trial.ts";
+import { runAndRecordTrial } from "../runner/run-and-record-trial.ts";
 import type { ServeTarget } from "../serve/target.ts";
 import type { Store } from "../store/store.ts";
 import { McpBridge } from "./bridge.ts";
@@ -55,7 +55,8 @@ export function parseTaskId(id: string): { world: string; family: string; diffic
 
 /**
  * Starts one trial whose agent is an MCP client: the world is reset now, and the trial runs through
- * `runTrial` as tool calls arrive. The record is verified and stored like any other trial's.
+ * the runner's single-trial entry (`runAndRecordTrial`) as tool calls arrive. The record is verified
+ * and stored like any other trial's.
  */
 export function startMcpTrial(opts: McpTrialOptions): McpTrial {
   const world = opts.target.world;
@@ -109,40 +110,25 @@ export function startMcpTrial(opts: McpTrialOptions): McpTrial {
   const bridge = new McpBridge(agent.id);
   const store = opts.store;
 
-  const record = (async () => {
-    if (store) {
-      const config: JsonObject = {
-        id: experimentId,
-        description: `one trial driven by an MCP client (${agent.spec})`,
-        worlds: [world.id],
-        families: [family],
-        difficulties: [difficulty],
-        agents: [agent.spec],
-        seed,
-        trials: 1,
-        repeats: 1,
-        budget: spec.budget as unknown as JsonObject,
-        ...(opts.target.variant !== undefined ? { variants: [opts.target.variant] } : {}),
-      };
-      await store.createExperiment(
-        { id: experimentId, config, createdAt: now().toISOString() },
-        { ifNotExists: true },
-      );
-      await store.writeManifest(experimentId, [spec]);
-      await store.setExperimentStatus(experimentId, "running");
-    }
-    const rec = await runTrial(spec, {
-      world,
-      agent: bridge.agent,
-      environment: () => opts.target.create(),
-      onStep: bridge.onStep,
-    });
-    if (store) {
-      await store.saveTrials([rec]);
-      await store.setExperimentStatus(experimentId, "completed");
-    }
-    return rec;
-  })();
+  const config: JsonObject = {
+    id: experimentId,
+    description: `one trial driven by an MCP client (${agent.spec})`,
+    worlds: [world.id],
+    families: [family],
+    difficulties: [difficulty],
+    agents: [agent.spec],
+    seed,
+    trials: 1,
+    repeats: 1,
+    budget: spec.budget as unknown as JsonObject,
+    ...(opts.target.variant !== undefined ? { variants: [opts.target.variant] } : {}),
+  };
+  // the runner's single-trial entry: same budgets, outcomes, verifier, store writes as any trial
+  const record = runAndRecordTrial(
+    spec,
+    { world, agent: bridge.agent, environment: () => opts.target.create(), onStep: bridge.onStep },
+    store ? { store, config, createdAt: now().toISOString() } : undefined,
+  );
   // a trial that ends before the agent is started (a world that cannot reset) must not leave `started` hanging
   const started = Promise.race([
     bridge.started,

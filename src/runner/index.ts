@@ -13,6 +13,8 @@ export type { ResumeResult } from "./resume.ts";
 export { resumeExperiment } from "./resume.ts";
 export type { ExperimentResult, Progress, RunOptions } from "./run.ts";
 export { resolveAgents, runExperiment } from "./run.ts";
+export type { TrialLedger } from "./run-and-record-trial.ts";
+export { runAndRecordTrial } from "./run-and-record-trial.ts";
 export type { SelftestResult } from "./selftest.ts";
 export { runSelftest } from "./selftest.ts";
 export { trajectoryHash } from "./trajectory-hash.ts";

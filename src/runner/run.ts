@@ -5,7 +5,6 @@ import { AgentResolver, type ResolveAgent, type ResolvedAgent } from "../agents/
 import type { Agent, AgentRef, Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { bareWorld, type EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
-import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
 import { manifestRows, summarizeTrial, type TrialSummary } from "../core/trial-summary.ts";
@@ -15,6 +14,7 @@ import type { StartStates } from "./clean-start.ts";
 import { EnvironmentPool } from "./env-pool.ts";
 import type { ExperimentConfig } from "./experiment.ts";
 import { expandManifest, type PlannedVariant } from "./manifest.ts";
+import { openExperiment } from "./open-experiment.ts";
 import { runTrial } from "./trial.ts";
 import { unranRecord } from "./trial-record.ts";
 
@@ -122,19 +122,11 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
   let recorded = new Set<string>();
   if (store) {
     const stored = { ...config, id: experimentId } as unknown as JsonObject;
-    const existing = await store.createExperiment(
+    recorded = await openExperiment(
+      store,
       { id: experimentId, config: stored, createdAt: now().toISOString() },
-      { ifNotExists: true },
+      manifest,
     );
-    if (plannedPart(existing.config) !== plannedPart(stored)) {
-      throw configError(
-        "experiment_conflict",
-        `experiment ${experimentId} exists with a different plan; resume it as it is or choose another id`,
-      );
-    }
-    await store.writeManifest(experimentId, manifest);
-    recorded = await store.recordedTrialIds(experimentId);
-    await store.setExperimentStatus(experimentId, "running");
   }
   const todo = manifest.filter((s) => !recorded.has(s.id));
   const byAgent = new Map(agents.map((a) => [a.ref.id, a]));
@@ -220,10 +212,4 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     ranNow: progress.done - recorded.size,
     interrupted,
   };
-}
-
-/** What fixes the plan of an experiment (how fast it runs and how it is described do not). */
-function plannedPart(config: JsonObject): string {
-  const { concurrency: _c, description: _d, ...plan } = config;
-  return canonicalJson(plan);
 }
