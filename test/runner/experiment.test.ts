@@ -14,7 +14,7 @@ import { parseExperiment } from "../../src/runner/experiment.ts";
 import { expandManifest } from "../../src/runner/manifest.ts";
 import { type ExperimentResult, runExperiment } from "../../src/runner/run.ts";
 import { openStore } from "../../src/store/open-store.ts";
-import { ToyWorld, toyRegistry, toyWorld } from "../support/toy-world.ts";
+import { toyRegistry, toyWorld } from "../support/toy-world.ts";
 
 let dir: string;
 before(() => {
