@@ -9,7 +9,6 @@ import { runAndRecordTrial } from "../runner/run-and-record-trial.ts";
 import type { ServeTarget } from "../serve/target.ts";
 import type { Store } from "../store/store.ts";
 import { McpBridge } from "./bridge.ts";
-import { createMcpServer } from "./server.ts";
 
 /** An MCP agent thinks in wall-clock minutes, not milliseconds: 30 minutes unless told otherwise. */
 export const MCP_DEFAULT_WALL_TIMEOUT_MS = 30 * 60_000;
@@ -144,6 +143,8 @@ export function startMcpTrial(opts: McpTrialOptions): McpTrial {
     record,
     async createServer() {
       const episode = await started;
+      // the MCP SDK loads here, when a transport asks for the server
+      const { createMcpServer } = await import("./server.ts");
       return createMcpServer(bridge, {
         instructions: episode.instruction,
         tools: episode.tools,

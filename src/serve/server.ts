@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { EnvSpec } from "../core/contracts.ts";
 import { bearerCheck, hostCheck } from "./auth.ts";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from "./defaults.ts";
 import type { EpisodeDefaults } from "./episode.ts";
 import { createHttpApp } from "./http-app.ts";
 import { type SessionLimits, SessionManager } from "./sessions.ts";
@@ -34,9 +35,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_PORT = 8000;
-export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
-export const DEFAULT_HEARTBEAT_MS = 15_000;
+export { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT };
 
 /** Starts the OpenEnv-compatible HTTP + WebSocket server for one world (or variant). */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {

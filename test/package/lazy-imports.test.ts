@@ -46,6 +46,20 @@ describe("importing an area loads only the heavy dependencies it is built on", (
   });
 });
 
+test("the CLI (`proving worlds --json`) loads no heavy dependency: each command loads its own", async () => {
+  const loaded = await loadedPackages({
+    entry: `${REPO_ROOT}bin/proving.mjs`,
+    cwd: REPO_ROOT,
+    argv: ["proving", "worlds", "--json"],
+  });
+  assert.ok(loaded.includes("commander"), `the CLI ran: ${loaded.join(", ")}`);
+  assert.deepEqual(
+    loaded.filter((p) => isHeavy(p)),
+    [],
+    `loaded: ${loaded.join(", ")}`,
+  );
+});
+
 describe("the heavy dependencies do load where they are used (the probe sees them)", () => {
   test("rendering a report chart loads vega and vega-lite", async () => {
     const loaded = await loadedPackages({

@@ -18,6 +18,7 @@ export const HEAVY_PACKAGES = [
   "vega",
   "vega-lite",
   "ws",
+  "isolated-vm",
 ] as const;
 
 /**
@@ -54,6 +55,8 @@ export interface ProbeOptions {
   tsx?: boolean;
   /** JavaScript run after the import, with the module namespace as `m` (e.g. render a chart). */
   afterImport?: string;
+  /** `process.argv` after the node executable (e.g. `["proving", "worlds"]` to import the CLI). */
+  argv?: string[];
 }
 
 /** Imports `entry` in a child process and returns the packages it loaded, sorted. */
@@ -77,8 +80,8 @@ export async function loadedPackages(opts: ProbeOptions): Promise<string[]> {
     await new Promise<void>((resolve, reject) => {
       execFile(
         process.execPath,
-        ["--input-type=module", "-e", code],
-        { cwd: opts.cwd, env, timeout: 120_000 },
+        ["--input-type=module", "-e", code, ...(opts.argv ?? [])],
+        { cwd: opts.cwd, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
         (err, _stdout, stderr) =>
           err
             ? reject(new Error(`importing ${opts.entry} failed (exit ${err.code}):\n${stderr}`))

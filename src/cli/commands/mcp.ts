@@ -1,14 +1,8 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Command } from "commander";
 import type { TrialRecord } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
-import {
-  MCP_DEFAULT_WALL_TIMEOUT_MS,
-  type McpTrial,
-  parseTaskId,
-  serveMcpHttp,
-  startMcpTrial,
-} from "../../mcp/index.ts";
+// the MCP SDK and hono load when a trial is served (the transports below), not with the CLI
+import { MCP_DEFAULT_WALL_TIMEOUT_MS, type McpTrial, parseTaskId, startMcpTrial } from "../../mcp/trial.ts";
 import { intOption, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { serveTargetFromFlags, untilSignal } from "./serve.ts";
@@ -40,6 +34,7 @@ function describeEnd(record: TrialRecord, store: string): string {
 
 async function runStdio(trial: McpTrial): Promise<void> {
   const server = await trial.createServer();
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => {
@@ -59,6 +54,7 @@ async function runStdio(trial: McpTrial): Promise<void> {
 
 async function runHttp(trial: McpTrial, flags: McpFlags): Promise<void> {
   const token = flags.token ?? process.env.PROVING_MCP_TOKEN;
+  const { serveMcpHttp } = await import("../../mcp/http.ts");
   const http = await serveMcpHttp(trial, { host: flags.host, port: flags.port, ...(token ? { token } : {}) });
   process.stdout.write(`${http.url}\n`);
   log(

@@ -8,7 +8,7 @@ import { renderTerminalReport } from "../../report/terminal.ts";
 import { DEMO_EXPERIMENT, type ExperimentConfig, parseExperiment } from "../../runner/experiment.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { type ExperimentResult, runExperiment } from "../../runner/run.ts";
-import { connectRemote } from "../../serve/remote-environment.ts";
+import type { RemoteTarget } from "../../serve/remote-environment.ts";
 import {
   collect,
   collectInt,
@@ -131,6 +131,12 @@ export function runOutputOptions(command: Command): Command {
     .option("--json", "print the result as one JSON document");
 }
 
+/** The world of a `proving serve` server; the client (and ws) load only for `--remote`. */
+async function connectRemoteWorld(url: string, token: string | undefined): Promise<RemoteTarget> {
+  const { connectRemote } = await import("../../serve/remote-environment.ts");
+  return connectRemote(url, token ? { token } : {});
+}
+
 export function registerRun(program: Command, gymSource: GymSource): void {
   const run = program
     .command("run")
@@ -166,7 +172,7 @@ export function registerRun(program: Command, gymSource: GymSource): void {
   runOutputOptions(run).action(async (file: string | undefined, flags: RunFlags) => {
     const gym = await gymSource();
     const token = process.env.PROVING_REMOTE_TOKEN;
-    const remote = flags.remote ? await connectRemote(flags.remote, token ? { token } : {}) : undefined;
+    const remote = flags.remote ? await connectRemoteWorld(flags.remote, token) : undefined;
     const config = experimentFromFlags(
       file,
       remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,

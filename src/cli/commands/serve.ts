@@ -2,13 +2,10 @@ import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { isLoopbackHost } from "../../serve/auth.ts";
-import {
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_PORT,
-  type ServeTarget,
-  startServer,
-} from "../../serve/index.ts";
+// hono and ws load when the server starts, not with the CLI
+import { DEFAULT_PORT } from "../../serve/defaults.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_SESSIONS } from "../../serve/sessions.ts";
+import type { ServeTarget } from "../../serve/target.ts";
 import { collect, collectInt, intOption } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { readOneVariant } from "../variant-flag.ts";
@@ -103,6 +100,7 @@ export function registerServe(program: Command, gymSource: GymSource): void {
         );
       }
       const token = flags.token ?? process.env.PROVING_SERVE_TOKEN;
+      const { startServer } = await import("../../serve/server.ts");
       const server = await startServer({
         target,
         host: flags.host,
