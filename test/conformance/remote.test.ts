@@ -1,0 +1,80 @@
+/**
+ * The conformance checks run on a remote world: a `proving serve`-style server started here on
+ * 127.0.0.1 (and stopped here), played through `connectRemote`. A remote environment declares no
+ * capability and its saved state cannot be restored, so the reset and save/restore checks are
+ * not checkable; everything else runs over the wire.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { connectRemote, type RemoteEnvironment, startServer, worldTarget } from "../../src/serve/index.ts";
+import { checkEnvironment, formatReport } from "../../src/testing/index.ts";
+import { deviceSupport } from "../../src/worlds/index.ts";
+import { eventually } from "../serve/play.ts";
+
+/** In the world's order (the report's). */
+const FAMILIES = ["needs-approval", "denied", "lost-reply"];
+
+/**
+ * What the checks find in `proving serve` today (reported, not fixed here): its action parser
+ * (zod's record) drops an own `__proto__` key of `args`, so a call with that extra key reaches the
+ * world as a valid one; and it refuses a tool name over 200 characters by throwing (a protocol
+ * VALIDATION_ERROR) instead of answering an error observation. Any other failure fails this test.
+ */
+const KNOWN_SERVE_FINDINGS = [/\(.*extra "__proto__".*\): /, /^tool "x{20}": step threw .*<=200 characters/];
+
+test("a remote world: reset and save/restore are not checkable, the other checks run over the wire", async (t) => {
+  const server = await startServer({ target: worldTarget(deviceSupport), port: 0 });
+  try {
+    const remote = await connectRemote(server.url);
+    const report = await checkEnvironment(remote.environment, {
+      world: deviceSupport,
+      families: FAMILIES,
+      seeds: [0],
+      difficulties: [1, 3],
+      fuzzPerTool: 30,
+      expectBackgroundJobs: true,
+      maxActionBytes: 512 * 1024, // the server's frame limit is 1 MiB
+      dispose: (env) => (env as RemoteEnvironment).close(),
+    });
+    await remote.close();
+    t.diagnostic(formatReport(report, { passed: false }));
+    assert.equal(report.environment, deviceSupport.id);
+    assert.deepEqual(report.capabilities, {
+      inspection: false,
+      delivery: false,
+      timeControl: false,
+      setup: false,
+      restore: false,
+    });
+    const notCheckable = report.checks.filter((c) => c.status === "not_checkable");
+    assert.deepEqual(
+      notCheckable.map((c) => c.name),
+      [
+        ...FAMILIES.map((f) => `save/restore: ${f}: restore at any step and continue → identical results`),
+        ...FAMILIES.map((f) => `reset: ${f}: mid-episode reset leaves no old job and the fresh state hash`),
+        "reset: some mid-episode reset has background jobs pending",
+      ],
+    );
+    for (const c of notCheckable) assert.match(c.reason ?? "", /no way to restore|declares no inspection/);
+    // the rest ran; all of it passes but for the known findings of the server's action parser
+    const ran = report.checks.filter((c) => c.status !== "not_checkable");
+    for (const kind of ["definition", "tasks", "tools", "determinism", "policies"] as const) {
+      const of = ran.filter((c) => c.kind === kind);
+      assert.ok(of.length > 0, kind);
+      for (const c of of) assert.equal(c.status, "passed", `${c.name}: ${c.details.join("; ")}`);
+    }
+    const badInput = ran.filter((c) => c.kind === "bad-input");
+    assert.equal(badInput.length, deviceSupport.create().spec.tools.length + 1);
+    assert.ok(badInput.filter((c) => c.status === "passed").length >= badInput.length / 2);
+    for (const c of badInput.filter((x) => x.status === "failed"))
+      for (const d of c.details)
+        assert.ok(
+          KNOWN_SERVE_FINDINGS.some((re) => re.test(d)),
+          `${c.name}: an unexpected failure over the wire: ${d}`,
+        );
+    // every session the checker opened was given back
+    await eventually(() => server.sessions.size === 0, 10_000, "remote sessions closed");
+  } finally {
+    await server.close();
+  }
+});
