@@ -7,11 +7,13 @@
  * package.json, so a subpath added there is covered without editing this file.
  *
  * What it proves: the tarball holds what the exports, types and bin point at (and no source or
- * tests); the built JavaScript runs without tsx or the checkout; `dependencies` are enough at run
- * time and for the published types; no export loads a heavy dependency it is not built on.
- * What it does not prove: that better-sqlite3 builds on the user's machine. The install runs with
- * `--ignore-scripts` (its install script downloads a prebuilt binary or compiles for minutes), and
- * the checkout's own native module (same version, same Node) is copied in instead. Dependencies come
+ * tests); the built JavaScript runs without the checkout, and without tsx unless an agent module is
+ * TypeScript; `dependencies` are enough at run time and for the published types; no export, and not
+ * the CLI, loads a heavy dependency it is not built on.
+ * What it does not prove: that the native modules (better-sqlite3, and any other dependency with a
+ * binding.gyp) build on the user's machine. The install runs with `--ignore-scripts` (their install
+ * scripts download a prebuilt binary or compile for minutes), and the checkout's own builds (same
+ * version, same Node) are copied in instead. Dependencies come
  * from the npm cache that `npm ci` filled (`--prefer-offline`: the registry answers only for
  * what is not cached, such as the manifests of transitive dependencies on a fresh machine), with
  * whatever versions npm resolves today, as a user's install would; the checkout's lockfile is not used.
@@ -25,7 +27,7 @@ import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { REPO_ROOT } from "../support/cli.ts";
-import { loadedPackages, unexpectedHeavy } from "./loaded-packages.ts";
+import { isHeavy, loadedPackages, unexpectedHeavy } from "./loaded-packages.ts";
 
 interface PackageJson {
   name: string;
@@ -89,6 +91,32 @@ function ok(r: Run, what: string): Run {
   return r;
 }
 
+/**
+ * The install skipped install scripts, so no native module is built: copy the checkout's builds
+ * (every `*.node` file of each dependency with a `binding.gyp`) into the same places, for the
+ * packages installed at the checkout's version. Returns the packages copied.
+ */
+function copyNativeBuilds(from: string, to: string): string[] {
+  const copied: string[] = [];
+  const version = (dir: string) =>
+    fs.existsSync(path.join(dir, "package.json"))
+      ? (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version
+      : undefined;
+  for (const name of fs.readdirSync(path.join(from, "node_modules"))) {
+    const src = path.join(from, "node_modules", name);
+    const dst = path.join(to, "node_modules", name);
+    if (!fs.existsSync(path.join(src, "binding.gyp")) || version(src) === undefined) continue;
+    if (version(dst) !== version(src)) continue;
+    for (const rel of fs.readdirSync(src, { recursive: true }) as string[]) {
+      if (!rel.endsWith(".node") || rel.split(path.sep).includes("node_modules")) continue;
+      fs.mkdirSync(path.dirname(path.join(dst, rel)), { recursive: true });
+      fs.copyFileSync(path.join(src, rel), path.join(dst, rel));
+    }
+    copied.push(name);
+  }
+  return copied;
+}
+
 const node = (args: string[], cwd: string) => run(process.execPath, args, cwd);
 const npm = (args: string[], cwd: string) => run("npm", args, cwd);
 
@@ -130,16 +158,8 @@ describe("npm pack → install into a fresh project → use", { timeout: 600_000
       ),
       "npm install <tarball>",
     );
-    const native = "node_modules/better-sqlite3/build/Release/better_sqlite3.node";
-    const version = (dir: string) =>
-      (
-        JSON.parse(
-          fs.readFileSync(path.join(dir, "node_modules/better-sqlite3/package.json"), "utf8"),
-        ) as PackageJson
-      ).version;
-    assert.equal(version(app), version(REPO_ROOT), "the installed better-sqlite3 is the checkout's version");
-    fs.mkdirSync(path.dirname(path.join(app, native)), { recursive: true });
-    fs.copyFileSync(path.join(REPO_ROOT, native), path.join(app, native));
+    const copied = copyNativeBuilds(REPO_ROOT, app);
+    assert.ok(copied.includes("better-sqlite3"), `native builds copied for: ${copied.join(", ")}`);
   });
 
   after(() => {
@@ -255,6 +275,18 @@ describe("npm pack → install into a fresh project → use", { timeout: 600_000
         assert.deepEqual(unexpectedHeavy(subpath, loaded), [], list);
       });
     }
+  });
+
+  test("the installed CLI (`proving worlds --json`) loads no heavy dependency", async () => {
+    const bin = path.join(app, "node_modules", pkg.name, Object.values(pkg.bin)[0]!);
+    const loaded = await loadedPackages({ entry: bin, cwd: app, argv: ["proving", "worlds", "--json"] });
+    assert.ok(loaded.includes("commander"), `the CLI ran: ${loaded.join(", ")}`);
+    assert.deepEqual(
+      loaded.filter((p) => isHeavy(p)),
+      [],
+      `loaded: ${loaded.join(", ")}`,
+    );
+    assert.ok(!loaded.includes("tsx"), "the installed CLI runs without tsx");
   });
 
   test("the installed bin: `proving worlds --json`", async () => {
