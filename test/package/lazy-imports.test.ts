@@ -51,6 +51,8 @@ test("the CLI (`proving worlds --json`) loads no heavy dependency: each command 
     entry: `${REPO_ROOT}bin/proving.mjs`,
     cwd: REPO_ROOT,
     argv: ["proving", "worlds", "--json"],
+    // the flag the bin otherwise re-runs itself with (isolated-vm), so the CLI runs in this process
+    nodeArgs: ["--no-node-snapshot"],
   });
   assert.ok(loaded.includes("commander"), `the CLI ran: ${loaded.join(", ")}`);
   assert.deepEqual(

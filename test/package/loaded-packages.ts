@@ -19,6 +19,11 @@ export const HEAVY_PACKAGES = [
   "vega-lite",
   "ws",
   "isolated-vm",
+  // the scale-out store and queue: only a Postgres store or a distributed run needs them
+  "pg",
+  "bullmq",
+  "ioredis",
+  "rate-limiter-flexible",
 ] as const;
 
 /**
@@ -57,6 +62,8 @@ export interface ProbeOptions {
   afterImport?: string;
   /** `process.argv` after the node executable (e.g. `["proving", "worlds"]` to import the CLI). */
   argv?: string[];
+  /** Node options for the child, e.g. `--no-node-snapshot`, with which the CLI runs in-process. */
+  nodeArgs?: string[];
 }
 
 /** Imports `entry` in a child process and returns the packages it loaded, sorted. */
@@ -80,7 +87,7 @@ export async function loadedPackages(opts: ProbeOptions): Promise<string[]> {
     await new Promise<void>((resolve, reject) => {
       execFile(
         process.execPath,
-        ["--input-type=module", "-e", code, ...(opts.argv ?? [])],
+        [...(opts.nodeArgs ?? []), "--input-type=module", "-e", code, ...(opts.argv ?? [])],
         { cwd: opts.cwd, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
         (err, _stdout, stderr) =>
           err

@@ -279,7 +279,13 @@ describe("npm pack → install into a fresh project → use", { timeout: 600_000
 
   test("the installed CLI (`proving worlds --json`) loads no heavy dependency", async () => {
     const bin = path.join(app, "node_modules", pkg.name, Object.values(pkg.bin)[0]!);
-    const loaded = await loadedPackages({ entry: bin, cwd: app, argv: ["proving", "worlds", "--json"] });
+    const loaded = await loadedPackages({
+      entry: bin,
+      cwd: app,
+      argv: ["proving", "worlds", "--json"],
+      // the flag the bin otherwise re-runs itself with (isolated-vm), so the CLI runs in this process
+      nodeArgs: ["--no-node-snapshot"],
+    });
     assert.ok(loaded.includes("commander"), `the CLI ran: ${loaded.join(", ")}`);
     assert.deepEqual(
       loaded.filter((p) => isHeavy(p)),
