@@ -32,9 +32,8 @@ export interface TrialSummary {
   finishedAt: string;
 }
 
-/** The summary row of a trial record, as the store lists it. */
-export function summarizeTrial(record: TrialRecord): TrialSummary {
-  const s = record.spec;
+/** The columns of a summary row that come from the planned trial itself. */
+function plannedColumns(s: TrialSpec) {
   return {
     trialId: s.id,
     experimentId: s.experimentId,
@@ -46,6 +45,13 @@ export function summarizeTrial(record: TrialRecord): TrialSummary {
     agent: s.agent.id,
     seed: s.seed,
     repeat: s.repeat,
+  };
+}
+
+/** The summary row of a trial record, as the store lists it. */
+export function summarizeTrial(record: TrialRecord): TrialSummary {
+  return {
+    ...plannedColumns(record.spec),
     outcome: record.outcome,
     reason: record.reason,
     passed: record.verdict ? record.verdict.passed : null,
@@ -62,16 +68,7 @@ export function summarizeTrial(record: TrialRecord): TrialSummary {
 /** The row of a planned trial that has no record: it counts, as `missing`. */
 export function missingSummary(spec: TrialSpec): TrialSummary {
   return {
-    trialId: spec.id,
-    experimentId: spec.experimentId,
-    index: spec.index,
-    world: spec.world,
-    ...(spec.variantId ? { variantId: spec.variantId } : {}),
-    family: spec.family,
-    difficulty: spec.difficulty,
-    agent: spec.agent.id,
-    seed: spec.seed,
-    repeat: spec.repeat,
+    ...plannedColumns(spec),
     outcome: "missing",
     reason: "planned, never ran",
     passed: null,
