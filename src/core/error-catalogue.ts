@@ -316,6 +316,14 @@ export const ERROR_CATALOGUE = {
     fault: "infrastructure",
     meaning: "the server failed with a 5xx, or answered an error this catalogue does not know without a 4xx",
   },
+  sandbox_failed: {
+    fault: "infrastructure",
+    meaning: "the code sandbox (isolated-vm) failed for a reason other than the code's own time or memory limit",
+  },
+  sandbox_unavailable: {
+    fault: "infrastructure",
+    meaning: "the code sandbox's native module isolated-vm cannot be loaded (not installed or not built)",
+  },
   remote_task_mismatch: {
     fault: "infrastructure",
     meaning: "the remote server built another task for the same family, difficulty and seed",
@@ -482,6 +490,10 @@ export const TOOL_ERRORS = {
     meaning: "MCP: the trial has ended (its terminal call or a budget); the call was not run",
   },
   no_result: { retryable: false, meaning: "MCP or fake LLM: a step or request carried no tool result" },
+  outside_workspace: {
+    retryable: false,
+    meaning: "code-repair: a path outside the workspace (absolute, `..` above the root); the attempt is logged",
+  },
   unparsed_result: { retryable: false, meaning: "fake LLM: a tool message that is not a JSON tool result" },
 } as const satisfies Record<string, ToolErrorEntry>;
 

@@ -1,0 +1,116 @@
+/**
+ * The isolated-vm sandbox behind `code-repair@1`: every run gets a fresh V8 isolate with a memory
+ * limit and a time limit, no filesystem, network or process access (the isolate has none of Node's
+ * globals; the harness traps the names and records who reached for them), and is disposed
+ * afterwards, so nothing one run does is visible to the next. A run that breaks a limit ends with
+ * status `timeout` or `memory_limit`, an escape of that kind, and the host goes on.
+ *
+ * isolated-vm is a native module, loaded the first time a sandbox runs (never at import), and wants
+ * node started with `--no-node-snapshot` (the bin, `npm test` and `npm start` pass it).
+ */
+import { createRequire } from "node:module";
+import { ProvingError } from "../core/errors.ts";
+import type {
+  CodeSandbox,
+  SandboxEscape,
+  SandboxRequest,
+  SandboxRun,
+  SandboxTestResult,
+} from "../worlds/code-repair/sandbox.ts";
+import { HARNESS_SOURCE } from "./harness-source.ts";
+
+export interface SandboxLimits {
+  /** Wall-clock limit of one run, in ms (default 1000). */
+  timeoutMs?: number;
+  /** Heap limit of the isolate, in MiB (default 32; isolated-vm's minimum is 8). */
+  memoryMb?: number;
+}
+
+type Ivm = typeof import("isolated-vm");
+let ivm: Ivm | undefined;
+
+function loadIvm(): Ivm {
+  if (ivm) return ivm;
+  try {
+    ivm = createRequire(import.meta.url)("isolated-vm") as Ivm;
+  } catch (err) {
+    throw new ProvingError(
+      "sandbox_unavailable",
+      `the code sandbox needs the native module isolated-vm@5.0.4 (npm install builds it): ${(err as Error).message}`,
+    );
+  }
+  return ivm;
+}
+
+const MAX_TESTS = 500;
+
+function sanitize(raw: unknown): { tests: SandboxTestResult[]; escapes: SandboxEscape[] } {
+  const out = { tests: [] as SandboxTestResult[], escapes: [] as SandboxEscape[] };
+  const value = raw as { tests?: unknown; escapes?: unknown };
+  if (Array.isArray(value?.tests)) {
+    for (const t of value.tests.slice(0, MAX_TESTS)) {
+      const r: SandboxTestResult = {
+        file: String(t?.file ?? "").slice(0, 200),
+        name: String(t?.name ?? "").slice(0, 200),
+        passed: t?.passed === true,
+      };
+      if (typeof t?.error === "string") r.error = t.error.slice(0, 300);
+      out.tests.push(r);
+    }
+  }
+  const kinds = new Set(["global", "require", "import"]);
+  if (Array.isArray(value?.escapes)) {
+    for (const e of value.escapes.slice(0, 50)) {
+      if (kinds.has(e?.kind))
+        out.escapes.push({ kind: e.kind, detail: String(e?.detail ?? "").slice(0, 200) });
+    }
+  }
+  return out;
+}
+
+/** A `CodeSandbox` on isolated-vm with the given limits. */
+export function isolateSandbox(limits: SandboxLimits = {}): CodeSandbox {
+  const timeoutMs = limits.timeoutMs ?? 1000;
+  const memoryMb = Math.max(8, limits.memoryMb ?? 32);
+  return {
+    id: `isolated-vm@5.0.4 (timeout ${timeoutMs} ms, memory ${memoryMb} MiB)`,
+    run(request: SandboxRequest): SandboxRun {
+      const lib = loadIvm();
+      const input = JSON.stringify({ files: request.files, tests: request.tests });
+      const isolate = new lib.Isolate({ memoryLimit: memoryMb });
+      try {
+        const context = isolate.createContextSync();
+        const script = isolate.compileScriptSync(`const INPUT = ${input};\n${HARNESS_SOURCE}`, {
+          filename: "proving-sandbox-harness.js",
+        });
+        const raw = script.runSync(context, { timeout: timeoutMs });
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(String(raw));
+        } catch {
+          parsed = {};
+        }
+        return { status: "ok", ...sanitize(parsed) };
+      } catch (err) {
+        const message = String((err as Error)?.message ?? err);
+        if (isolate.isDisposed || /memory limit/i.test(message)) {
+          return {
+            status: "memory_limit",
+            tests: [],
+            escapes: [{ kind: "memory_limit", detail: `the code went past the ${memoryMb} MiB heap limit` }],
+          };
+        }
+        if (/timed out/i.test(message)) {
+          return {
+            status: "timeout",
+            tests: [],
+            escapes: [{ kind: "timeout", detail: `the code ran past the ${timeoutMs} ms time limit` }],
+          };
+        }
+        throw new ProvingError("sandbox_failed", `the code sandbox failed: ${message.slice(0, 300)}`);
+      } finally {
+        if (!isolate.isDisposed) isolate.dispose();
+      }
+    },
+  };
+}
