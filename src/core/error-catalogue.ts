@@ -181,6 +181,17 @@ export const ERROR_CATALOGUE = {
   remote_forbidden_host: {
     fault: "config",
     meaning: "the server answered FORBIDDEN_HOST (403): the Host header does not name the server",
+  // curriculum (src/curriculum)
+  bad_sampler_option: { fault: "config", meaning: "a curriculum sampler option is out of range" },
+  bad_sampler_snapshot: {
+    fault: "config",
+    meaning: "a sampler snapshot of another strategy or key space, or malformed",
+  },
+  bad_task_key: { fault: "config", meaning: "a task key is not `{world, family, difficulty, variant?}`" },
+  duplicate_task_key: { fault: "config", meaning: "a task space lists one task key twice" },
+  empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
+  unknown_strategy: { fault: "config", meaning: "a curriculum strategy name that is not known" },
+  unknown_task_key: { fault: "config", meaning: "a result for a task key outside the sampler's space" },
   },
   remote_invalid_json: {
     fault: "config",
