@@ -4,11 +4,14 @@ import { parse as parseYaml } from "yaml";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/store.ts";
+import { isPostgresUrl } from "../store/store-url.ts";
 
 export const DEFAULT_STORE = ".proving/proving.db";
 
+/** The store a command uses: a SQLite file path (resolved) or a `postgres://` URL (as given). */
 export function storePath(opt: string | undefined): string {
-  return path.resolve(opt ?? process.env.PROVING_STORE ?? DEFAULT_STORE);
+  const location = opt ?? process.env.PROVING_STORE ?? DEFAULT_STORE;
+  return isPostgresUrl(location) ? location : path.resolve(location);
 }
 
 /** Opens the store; for reading commands, a missing file is a config error, not a new empty store. */
@@ -18,7 +21,7 @@ export async function withStore<T>(
   fn: (store: Store) => Promise<T>,
 ): Promise<T> {
   const file = storePath(opt);
-  if (mode === "read" && !fs.existsSync(file)) {
+  if (mode === "read" && !isPostgresUrl(file) && !fs.existsSync(file)) {
     throw configError("no_store", `no store at ${file} (run \`proving run\` first, or pass --store PATH)`);
   }
   const store = await openStore(file);

@@ -1,5 +1,13 @@
+export {
+  ATTEMPT_STATUSES,
+  type Attempt,
+  type AttemptEnd,
+  type AttemptStatus,
+  type NewAttempt,
+} from "./attempts.ts";
 export { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
 export { MIGRATIONS, migrate, STORE_SCHEMA_VERSION, type StoreMigration } from "./migrations.ts";
+export { openPostgresStore, type PostgresStoreOptions } from "./open-postgres.ts";
 export { createStore, DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";
 export type { StoreDatabase } from "./schema.ts";
 export {
@@ -15,5 +23,6 @@ export {
   type TrialSummary,
 } from "./store.ts";
 export { POSTGRES_DIALECT, SQLITE_DIALECT, type StoreDialect } from "./store-dialect.ts";
+export { isPostgresUrl, redactStoreUrl } from "./store-url.ts";
 export { TrialWriter, type TrialWriterOptions } from "./trial-writer.ts";
 export { acquireWriteLock, releaseWriteLock, WriteLock } from "./write-lock.ts";

@@ -2,6 +2,14 @@ import type { Kysely, Selectable } from "kysely";
 import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
+import {
+  type Attempt,
+  type AttemptEnd,
+  attemptFromRow,
+  insertAttempt,
+  type NewAttempt,
+  updateAttempt,
+} from "./attempts.ts";
 import { chunks, ID_CHUNK, rowsPerInsert } from "./batching.ts";
 import type { ExperimentsTable, StoreDatabase } from "./schema.ts";
 import type {
@@ -29,6 +37,7 @@ import {
   validateRecord,
 } from "./trial-rows.ts";
 import type { WriteLock } from "./write-lock.ts";
+import { insertTrialOnce } from "./write-once.ts";
 
 export interface KyselyStoreOptions {
   /** Serializes this store's write transactions with other stores on the same database. */
@@ -306,6 +315,38 @@ export class KyselyStore implements Store {
           await trx.insertInto("verdicts").values(chunk).execute();
         }
       });
+    });
+  }
+
+  recordTrialOnce(record: TrialRecord, attempt?: { attemptId: string; endedAt: string }): Promise<boolean> {
+    return this.#run("recordTrialOnce", () =>
+      this.#write(async (trx) => {
+        const inserted = await insertTrialOnce(trx, record);
+        if (attempt) {
+          await updateAttempt(trx, attempt.attemptId, {
+            endedAt: attempt.endedAt,
+            status: inserted ? "recorded" : "duplicate",
+          });
+        }
+        return inserted;
+      }),
+    );
+  }
+
+  startAttempt(attempt: NewAttempt): Promise<void> {
+    return this.#run("startAttempt", () => this.#write((trx) => insertAttempt(trx, attempt)));
+  }
+
+  endAttempt(attemptId: string, end: AttemptEnd): Promise<void> {
+    return this.#run("endAttempt", () => this.#write((trx) => updateAttempt(trx, attemptId, end)));
+  }
+
+  listAttempts(experimentId: string, trialId?: string): Promise<Attempt[]> {
+    return this.#run("listAttempts", async () => {
+      let query = this.#db.selectFrom("attempts").selectAll().where("experiment_id", "=", experimentId);
+      if (trialId !== undefined) query = query.where("trial_id", "=", trialId);
+      const rows = await query.orderBy("started_at").orderBy("attempt").orderBy("attempt_id").execute();
+      return rows.map(attemptFromRow);
     });
   }
 

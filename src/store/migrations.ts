@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { ProvingError } from "../core/errors.ts";
 import type { StoreDatabase } from "./schema.ts";
 import { type StoreDialect, writeTransaction } from "./store-dialect.ts";
@@ -108,8 +108,38 @@ const initial: StoreMigration = {
   },
 };
 
-/** Every migration, in order. */
-export const MIGRATIONS: readonly StoreMigration[] = [initial];
+/** The audit trail of trial executions on queue workers: one row per attempt (worker, start, end, error). */
+const attempts: StoreMigration = {
+  version: 2,
+  name: "attempts",
+  async up(db) {
+    await db.schema
+      .createTable("attempts")
+      .ifNotExists()
+      .addColumn("attempt_id", "text", (c) => c.primaryKey())
+      .addColumn("trial_id", "text", (c) => c.notNull())
+      .addColumn("experiment_id", "text", (c) => c.notNull())
+      .addColumn("attempt", "integer", (c) => c.notNull())
+      .addColumn("worker", "text", (c) => c.notNull())
+      .addColumn("started_at", "text", (c) => c.notNull())
+      .addColumn("ended_at", "text")
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("error", "text")
+      .execute();
+    await db.schema
+      .createIndex("attempts_experiment_trial")
+      .ifNotExists()
+      .on("attempts")
+      .columns(["experiment_id", "trial_id"])
+      .execute();
+  },
+};
+
+/** Every migration, in order. Append only: add a new one at the end with the next version. */
+export const MIGRATIONS: readonly StoreMigration[] = [initial, attempts];
+
+/** Postgres advisory lock key held while migrating (any fixed bigint; "prov" in ASCII). */
+const MIGRATION_LOCK = 0x70726f76;
 
 /** The schema version this code writes and reads. */
 export const STORE_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -129,6 +159,10 @@ export async function migrate(
     db,
     dialect,
     async (trx) => {
+      // Postgres: processes opening one database at once (a coordinator and its workers) migrate
+      // one after the other; the lock ends with the transaction. SQLite's `begin immediate` already is.
+      if (dialect.name === "postgres")
+        await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
       await trx.schema
         .createTable("store_migrations")
         .ifNotExists()

@@ -5,16 +5,18 @@ import { Kysely, SqliteDialect } from "kysely";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
 import { migrate } from "./migrations.ts";
+import type { PostgresStoreOptions } from "./open-postgres.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { Store } from "./store.ts";
 import { SQLITE_DIALECT, type StoreDialect } from "./store-dialect.ts";
 import { toStoreError } from "./store-errors.ts";
+import { isPostgresUrl } from "./store-url.ts";
 import { acquireWriteLock, releaseWriteLock } from "./write-lock.ts";
 
 /** Where the CLI keeps its store unless told otherwise (relative to the working directory). */
 export const DEFAULT_STORE_PATH = ".proving/proving.db";
 
-export interface OpenStoreOptions {
+export interface OpenStoreOptions extends PostgresStoreOptions {
   /** How long a statement waits for another process's lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
 }
@@ -23,8 +25,13 @@ export interface OpenStoreOptions {
  * Opens (creating when needed, parent directories included) the SQLite store at `path` and
  * brings its schema up to date. WAL mode, so readers never block the writer; `synchronous=FULL`,
  * so a committed transaction survives a crash. `:memory:` gives a throwaway store.
+ * A `postgres://` (or `postgresql://`) URL opens the Postgres store instead (`openPostgresStore`).
  */
 export async function openStore(path: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(path)) {
+    const { openPostgresStore } = await import("./open-postgres.ts");
+    return openPostgresStore(path, opts);
+  }
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   let database: Database.Database | undefined;
   try {

@@ -80,6 +80,21 @@ export interface VerdictsTable {
   verdict: string;
 }
 
+/** One execution of a trial by a queue worker (the audit trail; the record itself is in `trials`). */
+export interface AttemptsTable {
+  attempt_id: string;
+  trial_id: string;
+  experiment_id: string;
+  /** 1 for the first delivery of the trial's job, counting redeliveries. */
+  attempt: number;
+  worker: string;
+  started_at: string;
+  ended_at: string | null;
+  /** running, recorded (its record won), duplicate (another attempt's record was first), failed. */
+  status: string;
+  error: string | null;
+}
+
 export interface StoreDatabase {
   store_migrations: StoreMigrationsTable;
   experiments: ExperimentsTable;
@@ -87,4 +102,5 @@ export interface StoreDatabase {
   trials: TrialsTable;
   steps: StepsTable;
   verdicts: VerdictsTable;
+  attempts: AttemptsTable;
 }

@@ -1,6 +1,7 @@
 import type { Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { TrialSummary } from "../core/trial-summary.ts";
+import type { Attempt, AttemptEnd, NewAttempt } from "./attempts.ts";
 
 /** A trial's summary row (defined with the other trial types in core: the runner and reports build them too). */
 export type { TrialSummary } from "../core/trial-summary.ts";
@@ -71,6 +72,19 @@ export interface Store {
    * a trial saved again replaces the old one wholly (steps and verdict too).
    */
   saveTrials(records: readonly TrialRecord[]): Promise<void>;
+  /**
+   * Write-once: inserts the record unless the trial already has one (first writer wins), its steps
+   * and verdict in the same transaction and only when this insert won. With `attempt`, that attempt
+   * is ended in the same transaction (`recorded` when this insert won, `duplicate` otherwise).
+   * Returns whether this record was inserted.
+   */
+  recordTrialOnce(record: TrialRecord, attempt?: { attemptId: string; endedAt: string }): Promise<boolean>;
+  /** Opens an attempt (status `running`); an attempt id seen before is left alone. */
+  startAttempt(attempt: NewAttempt): Promise<void>;
+  /** Ends an attempt without a record of its own (`failed`, with the error). */
+  endAttempt(attemptId: string, end: AttemptEnd): Promise<void>;
+  /** An experiment's attempts (or one trial's), oldest first. */
+  listAttempts(experimentId: string, trialId?: string): Promise<Attempt[]>;
   /** The record as saved, steps and verdict included; `undefined` when not recorded. */
   getTrial(trialId: string): Promise<TrialRecord | undefined>;
   /** Recorded trials, in manifest (index) order. */

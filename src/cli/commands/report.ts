@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { defaultReportPath } from "../../report/html/build-report.ts";
 import {
@@ -10,6 +11,7 @@ import {
 import type { PairedComparison } from "../../report/stats/compare-paired.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
+import { isPostgresUrl } from "../../store/store-url.ts";
 import { printJson, storePath, withStore } from "../context.ts";
 import { experimentOrLatest } from "./export.ts";
 
@@ -83,7 +85,14 @@ export async function writeRunReport(
   json: boolean,
 ): Promise<void> {
   if (report === false) return;
-  const file = typeof report === "string" ? report : defaultReportPath(storePath(store), experimentId);
+  const location = storePath(store);
+  // beside a SQLite file; under the working directory for a Postgres store
+  const file =
+    typeof report === "string"
+      ? report
+      : isPostgresUrl(location)
+        ? path.resolve("reports", `${experimentId}.html`)
+        : defaultReportPath(location, experimentId);
   try {
     const r = await withStore(store, "read", (s) => writeHtmlReport(s, experimentId, file));
     const line = `HTML report: ${r.path} (${(r.bytes / 1e6).toFixed(2)} MB)\n`;

@@ -1,0 +1,52 @@
+import { Kysely, PostgresDialect } from "kysely";
+import { errorMessage, ProvingError } from "../core/errors.ts";
+import type { KyselyStoreOptions } from "./kysely-store.ts";
+import { createStore } from "./open-store.ts";
+import type { StoreDatabase } from "./schema.ts";
+import type { Store } from "./store.ts";
+import { POSTGRES_DIALECT } from "./store-dialect.ts";
+import { redactStoreUrl } from "./store-url.ts";
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool (default 10). */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing (default 10000 ms). */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Opens the store in the Postgres database at `url` (`postgres://user:pass@host:port/db`) on the
+ * same kysely schema and queries as SQLite, and migrates it. `pg` loads only here. Many processes
+ * (a coordinator and its workers) may open the same database: migrations take an advisory lock.
+ * A connection the server drops (a restart) fails the statement using it with `store_failed`; the
+ * pool reconnects for the next one.
+ */
+export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
+  let pool: import("pg").Pool;
+  try {
+    const pg = await import("pg");
+    const Pool = pg.default?.Pool ?? pg.Pool;
+    pool = new Pool({
+      connectionString: url,
+      max: opts.maxConnections ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+    });
+    // An idle client whose server went away emits `error` on the pool; unhandled, it would kill
+    // the process. The next query gets a fresh connection (or a store_failed error).
+    pool.on("error", () => undefined);
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    throw new ProvingError(
+      "store_open_failed",
+      `cannot open store ${redactStoreUrl(url)}: ${errorMessage(err)}`,
+      {
+        cause: err,
+        details: { store: redactStoreUrl(url) },
+      },
+    );
+  }
+  const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const storeOpts: KyselyStoreOptions = {};
+  return createStore(db, POSTGRES_DIALECT, storeOpts);
+}

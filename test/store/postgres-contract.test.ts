@@ -1,0 +1,23 @@
+import { after, before } from "node:test";
+import { type PostgresServer, postgresSkip, startPostgres } from "../support/services.ts";
+import { storeContract } from "./contract.ts";
+
+const skip = postgresSkip();
+let server: PostgresServer | undefined;
+before(async () => {
+  if (!skip) server = await startPostgres();
+});
+after(async () => {
+  await server?.destroy();
+});
+
+storeContract(
+  "postgres",
+  {
+    fresh: () => {
+      if (!server) throw new Error("postgres did not start");
+      return server.createDatabase();
+    },
+  },
+  skip,
+);
