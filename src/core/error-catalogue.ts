@@ -177,10 +177,6 @@ export const ERROR_CATALOGUE = {
     meaning: "variants were given but no harness is available to build them",
   },
   wrong_world: { fault: "config", meaning: "a task was given to a world it is not for" },
-  // the server refused the request (a 4xx): the caller sent something wrong
-  remote_forbidden_host: {
-    fault: "config",
-    meaning: "the server answered FORBIDDEN_HOST (403): the Host header does not name the server",
   // curriculum (src/curriculum)
   bad_sampler_option: { fault: "config", meaning: "a curriculum sampler option is out of range" },
   bad_sampler_snapshot: {
@@ -192,6 +188,14 @@ export const ERROR_CATALOGUE = {
   empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
   unknown_strategy: { fault: "config", meaning: "a curriculum strategy name that is not known" },
   unknown_task_key: { fault: "config", meaning: "a result for a task key outside the sampler's space" },
+  // the server refused the request (a 4xx): the caller sent something wrong
+  remote_forbidden_host: {
+    fault: "config",
+    meaning: "the server answered FORBIDDEN_HOST (403): the Host header does not name the server",
+  },
+  remote_forbidden_origin: {
+    fault: "config",
+    meaning: "the server answered FORBIDDEN_ORIGIN (403): a cross-site Origin it does not allow",
   },
   remote_invalid_json: {
     fault: "config",
@@ -437,6 +441,11 @@ export const WIRE_ERRORS = {
     status: 403,
     remote: "remote_forbidden_host",
     meaning: "the Host header does not name this loopback server (DNS-rebinding guard)",
+  },
+  FORBIDDEN_ORIGIN: {
+    status: 403,
+    remote: "remote_forbidden_origin",
+    meaning: "a request or WebSocket upgrade whose Origin is not allowed (`--allow-origin`); requests without Origin pass",
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,

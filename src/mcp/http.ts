@@ -6,7 +6,8 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import { WIRE_ERRORS, type WireErrorCode } from "../core/error-catalogue.ts";
-import { bearerCheck, hostCheck } from "../serve/auth.ts";
+import { bearerCheck, hostCheck, originCheck } from "../serve/auth.ts";
+import { DEFAULT_JSON_LIMITS, type JsonLimits, jsonLimitViolation } from "../serve/json-limits.ts";
 import type { McpTrial } from "./trial.ts";
 
 export interface McpHttpOptions {
@@ -18,6 +19,10 @@ export interface McpHttpOptions {
   token?: string;
   /** Largest request body (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Origins a browser page may call from (`"*"`: any); a request with another `Origin` is refused (403). */
+  allowOrigins?: string[];
+  /** Nesting and string-length limits on request JSON (default 64 levels, 65 536 characters). */
+  jsonLimits?: JsonLimits;
 }
 
 export interface McpHttpServer {
@@ -71,14 +76,37 @@ export async function serveMcpHttp(
   const authorized = bearerCheck(opts.token);
   let boundPort = 0;
   const hostAllowed = hostCheck(host, () => boundPort);
+  const originAllowed = originCheck(opts.allowOrigins);
+  const limits = opts.jsonLimits ?? DEFAULT_JSON_LIMITS;
+  const maxBodyBytes = opts.maxBodyBytes ?? 1 << 20;
   const app = new Hono();
   app.all("/mcp", async (c) => {
     if (!hostAllowed(c.req.header("host")))
       return jsonError("FORBIDDEN_HOST", "Host is not this loopback server");
+    if (!originAllowed(c.req.header("origin"))) {
+      return jsonError("FORBIDDEN_ORIGIN", "cross-site request refused (Origin not allowed)");
+    }
     if (!authorized(c.req.header("authorization"))) {
       return jsonError("UNAUTHORIZED", "missing or wrong bearer token");
     }
-    return transport.handleRequest(c.req.raw);
+    if (c.req.method !== "POST") return transport.handleRequest(c.req.raw);
+    // Read the body once, refuse what breaks the limits, and hand the parsed body to the transport.
+    const declared = Number(c.req.header("content-length") ?? "0");
+    if (declared > maxBodyBytes)
+      return jsonError("PAYLOAD_TOO_LARGE", `request body over ${maxBodyBytes} bytes`);
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > maxBodyBytes) {
+      return jsonError("PAYLOAD_TOO_LARGE", `request body over ${maxBodyBytes} bytes`);
+    }
+    const violation = jsonLimitViolation(text, limits);
+    if (violation) return jsonError("VALIDATION_ERROR", violation.message);
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return jsonError("INVALID_JSON", "the request body is not JSON");
+    }
+    return transport.handleRequest(c.req.raw, { parsedBody });
   });
   app.notFound(() => jsonError("NOT_FOUND", "the MCP endpoint is /mcp"));
 

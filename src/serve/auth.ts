@@ -46,3 +46,29 @@ export function hostCheck(
     return m[2] === undefined || Number(m[2]) === port();
   };
 }
+
+/**
+ * Cross-site guard on the `Origin` header: a browser names the page's origin on every cross-site
+ * request (a `text/plain` POST needs no preflight) and on every WebSocket upgrade, so a request
+ * that carries an `Origin` is refused unless that origin is allowed (`"*"` allows every origin).
+ * A request without `Origin` (curl, OpenEnv's Python client, a Node client) is not from a web page
+ * and passes; the bearer token, when set, still applies.
+ */
+export function originCheck(allowed: readonly string[] = []): (origin: string | undefined | null) => boolean {
+  if (allowed.includes("*")) return () => true;
+  const origins = new Set(allowed.map(normalizeOrigin));
+  return (origin) => {
+    if (origin === undefined || origin === null) return true;
+    return origins.has(normalizeOrigin(origin));
+  };
+}
+
+function normalizeOrigin(origin: string): string {
+  const trimmed = origin.trim().toLowerCase();
+  try {
+    const url = new URL(trimmed);
+    return url.origin === "null" ? trimmed : url.origin;
+  } catch {
+    return trimmed;
+  }
+}

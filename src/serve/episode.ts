@@ -1,6 +1,7 @@
 import type { Environment, StepResult, Task, Verdict } from "../core/contracts.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
+import { quoteInput } from "../core/quote-input.ts";
 import {
   type EpisodeStateDoc,
   type ResetParams,
@@ -102,7 +103,7 @@ export class Episode {
     if (!info) {
       throw new ServeError(
         "VALIDATION_ERROR",
-        `reset.family: unknown family "${family}" for ${world.id} (known: ${world.families.map((f) => f.name).join(", ")})`,
+        `reset.family: unknown family "${quoteInput(family, 64)}" for ${world.id} (known: ${world.families.map((f) => f.name).join(", ")})`,
       );
     }
     const difficulties = (this.defaults.difficulties ?? [1]).filter((d) => info.difficulties.includes(d));

@@ -5,7 +5,9 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { EnvSpec } from "../core/contracts.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { quoteInput } from "../core/quote-input.ts";
 import { metadataDoc, schemaDoc } from "./describe.ts";
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import { parseEpisodeId, parseJsonText, parseResetParams, parseStepParams, ServeError } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
@@ -18,6 +20,10 @@ export interface HttpAppDeps {
   authorized: (authorization: string | undefined | null) => boolean;
   /** DNS-rebinding guard on the Host header (always true unless bound to loopback). */
   hostAllowed: (host: string | undefined | null) => boolean;
+  /** Cross-site guard on the Origin header (always true without an Origin). */
+  originAllowed?: (origin: string | undefined | null) => boolean;
+  /** Nesting and string-length limits on request JSON. */
+  jsonLimits?: JsonLimits;
   /** Largest request body in bytes. */
   maxBodyBytes: number;
 }
@@ -28,8 +34,8 @@ function errorResponse(c: Context, err: ServeError): Response {
   return c.json({ ...err.toData(), detail: err.message }, err.status as ContentfulStatusCode);
 }
 
-async function readJson(c: Context): Promise<unknown> {
-  return parseJsonText(await c.req.text());
+async function readJson(c: Context, limits: JsonLimits): Promise<unknown> {
+  return parseJsonText(await c.req.text(), limits);
 }
 
 /** The HTTP half of the server: OpenEnv's routes, with real per-`episode_id` sessions. */
@@ -37,6 +43,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   const { sessions, target, spec } = deps;
   const metadata = metadataDoc(target, spec);
   const schema = schemaDoc(spec);
+  const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
+  const originAllowed = deps.originAllowed ?? (() => true);
   const app = new Hono();
 
   app.onError((err, c) => {
@@ -50,6 +58,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   app.use("*", async (c, next) => {
     if (!deps.hostAllowed(c.req.header("host"))) {
       throw new ServeError("FORBIDDEN_HOST", "Host header does not name this loopback server");
+    }
+    const origin = c.req.header("origin");
+    if (!originAllowed(origin)) {
+      throw new ServeError(
+        "FORBIDDEN_ORIGIN",
+        `cross-site request from origin ${quoteInput(origin, 100)} refused (allow it with --allow-origin)`,
+      );
     }
     await next();
   });
@@ -75,7 +90,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   app.get("/schema", (c) => c.json(schema));
 
   app.post("/reset", async (c) => {
-    const params = parseResetParams(await readJson(c));
+    const params = parseResetParams(await readJson(c, limits));
     const episodeId = params.episode_id ?? `ep-${randomUUID()}`;
     let episode = sessions.getHttp(episodeId);
     const created = episode === undefined;
@@ -91,7 +106,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   });
 
   app.post("/step", async (c) => {
-    const params = parseStepParams(await readJson(c));
+    const params = parseStepParams(await readJson(c, limits));
     const episodeId = parseEpisodeId(params.episode_id, "step.episode_id");
     const session = sessions.getHttp(episodeId);
     if (!session) throw unknownEpisode(episodeId);
@@ -113,7 +128,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
 
   /** Not in OpenEnv: frees an HTTP session before the reaper would. */
   app.post("/close", async (c) => {
-    const body = (await readJson(c)) as JsonObject | undefined;
+    const body = (await readJson(c, limits)) as JsonObject | undefined;
     const episodeId = parseEpisodeId(body?.episode_id, "close.episode_id");
     const session = sessions.getHttp(episodeId);
     if (!session) throw unknownEpisode(episodeId);
@@ -127,7 +142,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
 function unknownEpisode(episodeId: string): ServeError {
   return new ServeError(
     "SESSION_ERROR",
-    `unknown episode_id "${episodeId.slice(0, 64)}" (never reset, closed, or reclaimed after being idle)`,
+    `unknown episode_id "${quoteInput(episodeId, 64)}" (never reset, closed, or reclaimed after being idle)`,
     { status: 404 },
   );
 }

@@ -7,28 +7,53 @@ import { z } from "zod";
 import type { Observation } from "../core/contracts.ts";
 import { WIRE_ERRORS, type WireErrorCode } from "../core/error-catalogue.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
+import { quoteInput } from "../core/quote-input.ts";
+import { DEFAULT_JSON_LIMITS, type JsonLimits, jsonLimitViolation } from "./json-limits.ts";
 
 /** OpenEnv's WebSocket error codes, plus the HTTP-only ones this server adds (the error catalogue's wire section). */
 export const SERVE_ERROR_CODES = Object.keys(WIRE_ERRORS) as readonly ServeErrorCode[];
 export type ServeErrorCode = WireErrorCode;
+
+/** One entry of an error's `errors` list (OpenEnv's shape, as pydantic reports a validation error). */
+export interface WireErrorDetail {
+  /** What went wrong, machine-readable (`missing`, `too_big`, `invalid_type`, `max_depth`, ...). */
+  type: string;
+  /** Where: the path of the offending field (`["action", "tool"]`), empty for the whole message. */
+  loc: (string | number)[];
+  msg: string;
+}
 
 /** A protocol error: a code a client can branch on, a message, and an HTTP status (the catalogue's by default). */
 export class ServeError extends Error {
   readonly code: ServeErrorCode;
   readonly status: number;
   readonly extra: JsonObject;
+  readonly errors: WireErrorDetail[];
 
-  constructor(code: ServeErrorCode, message: string, opts: { status?: number; extra?: JsonObject } = {}) {
+  constructor(
+    code: ServeErrorCode,
+    message: string,
+    opts: { status?: number; extra?: JsonObject; errors?: WireErrorDetail[] } = {},
+  ) {
     super(message);
     this.name = "ServeError";
     this.code = code;
     this.status = opts.status ?? WIRE_ERRORS[code].status;
     this.extra = opts.extra ?? {};
+    this.errors = opts.errors ?? [{ type: code.toLowerCase(), loc: [], msg: message }];
   }
 
-  /** The error's data: `{message, code, ...extra}` (the `data` of a WS error, the body of an HTTP one). */
+  /**
+   * The error's data: `{message, code, errors, ...extra}` (the `data` of a WS error, the body of an
+   * HTTP one). `errors` is always a non-empty list of `{type, loc, msg}`, as OpenEnv's validation errors.
+   */
   toData(): JsonObject {
-    return { message: this.message, code: this.code, ...this.extra };
+    return {
+      message: this.message,
+      code: this.code,
+      errors: this.errors as unknown as JsonValue,
+      ...this.extra,
+    };
   }
 }
 
@@ -120,7 +145,8 @@ const episodeId = z
 
 const resetSchema = z
   .object({
-    seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    // OpenEnv's convention: -1 (or null) asks for no particular seed; the server picks one
+    seed: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
     episode_id: episodeId.optional(),
     family: z.string().min(1).max(200).optional(),
     difficulty: z.number().int().min(0).max(1000).optional(),
@@ -140,20 +166,35 @@ const stepSchema = z
 const FORBIDDEN_RESET_FIELDS = ["params", "task", "verdict", "state"] as const;
 
 function validationError(where: string, error: z.ZodError): ServeError {
-  const issue = error.issues[0];
-  let field = issue.path.map(String).join(".");
-  if (issue.code === "unrecognized_keys") field = [field, issue.keys.join(", ")].filter(Boolean).join(".");
-  const at = field ? `${where}.${field}` : where;
-  return new ServeError("VALIDATION_ERROR", `${at}: ${issue.message}`);
+  const base = where.split(".");
+  const errors: WireErrorDetail[] = error.issues.slice(0, 20).map((issue) => {
+    const path = issue.path.map((p) => (typeof p === "number" ? p : quoteInput(String(p), 64)));
+    const keys = issue.code === "unrecognized_keys" ? issue.keys.map((k) => quoteInput(k, 64)) : [];
+    return {
+      type: issue.code,
+      loc: [...base, ...path, ...(keys.length ? [keys.join(", ")] : [])],
+      msg: quoteInput(issue.message, 200),
+    };
+  });
+  const first = errors[0];
+  return new ServeError("VALIDATION_ERROR", `${first.loc.join(".")}: ${first.msg}`, { errors });
 }
 
-/** Parses JSON text; malformed text is `INVALID_JSON`. Empty text is `undefined`. */
-export function parseJsonText(text: string): unknown {
+/** Parses JSON text; malformed text is `INVALID_JSON`, text past the limits `VALIDATION_ERROR`. Empty text is `undefined`. */
+export function parseJsonText(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS): unknown {
   if (text.trim() === "") return undefined;
+  const violation = jsonLimitViolation(text, limits);
+  if (violation) {
+    throw new ServeError("VALIDATION_ERROR", violation.message, {
+      extra: { limit: violation.limit, max: violation.max },
+      errors: [{ type: violation.limit, loc: [], msg: violation.message }],
+    });
+  }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ServeError("INVALID_JSON", `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    const reason = quoteInput(err instanceof Error ? err.message : String(err), 200);
+    throw new ServeError("INVALID_JSON", `invalid JSON: ${reason}`);
   }
 }
 
@@ -189,7 +230,7 @@ export function parseResetParams(value: unknown): ResetParams {
   if (!parsed.success) throw validationError("reset", parsed.error);
   const r = parsed.data;
   return {
-    ...(r.seed !== undefined ? { seed: r.seed } : {}),
+    ...(typeof r.seed === "number" && r.seed >= 0 ? { seed: r.seed } : {}),
     ...(r.episode_id !== undefined ? { episode_id: r.episode_id } : {}),
     ...(r.family !== undefined ? { family: r.family } : {}),
     ...(r.difficulty !== undefined ? { difficulty: r.difficulty } : {}),
@@ -222,8 +263,8 @@ export function parseEpisodeId(value: unknown, where: string): string {
 }
 
 /** Parses a WS text frame into a client message, or throws a coded error. */
-export function parseWsMessage(text: string): WsClientMessage {
-  const value = parseJsonText(text);
+export function parseWsMessage(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS): WsClientMessage {
+  const value = parseJsonText(text, limits);
   if (!isPlainObject(value))
     throw new ServeError("VALIDATION_ERROR", "message: expected an object {type, data}");
   const type = value.type;
@@ -241,6 +282,6 @@ export function parseWsMessage(text: string): WsClientMessage {
     case "close":
       return { type };
     default:
-      throw new ServeError("UNKNOWN_TYPE", `unknown message type: ${type.slice(0, 64)}`);
+      throw new ServeError("UNKNOWN_TYPE", `unknown message type: ${quoteInput(type, 64)}`);
   }
 }

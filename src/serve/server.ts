@@ -2,10 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { EnvSpec } from "../core/contracts.ts";
-import { bearerCheck, hostCheck } from "./auth.ts";
+import { bearerCheck, hostCheck, originCheck } from "./auth.ts";
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from "./defaults.ts";
 import type { EpisodeDefaults } from "./episode.ts";
 import { createHttpApp } from "./http-app.ts";
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import { type SessionLimits, SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
 import { attachWebSocket } from "./ws-endpoint.ts";
@@ -18,6 +19,15 @@ export interface ServeOptions extends SessionLimits, EpisodeDefaults {
   port?: number;
   /** Require `Authorization: Bearer <token>` on every route but `/health`. */
   token?: string;
+  /**
+   * Origins a browser page may call from (exact `scheme://host:port`, or `"*"`). A request or
+   * WebSocket upgrade that carries any other `Origin` is refused with 403 `FORBIDDEN_ORIGIN`.
+   */
+  allowOrigins?: string[];
+  /** Deepest nesting of request JSON (default 64). */
+  maxJsonDepth?: number;
+  /** Longest string in request JSON (default 65 536 characters). */
+  maxStringLength?: number;
   /** Largest HTTP body and WS frame in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** WS ping period in ms (default 15 000; 0 = off). Two missed pings drop the connection. */
@@ -55,12 +65,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const check = bearerCheck(opts.token);
   let boundPort = 0;
   const hostAllowed = hostCheck(host, () => boundPort);
+  const originAllowed = originCheck(opts.allowOrigins);
+  const jsonLimits: JsonLimits = {
+    maxDepth: opts.maxJsonDepth ?? DEFAULT_JSON_LIMITS.maxDepth,
+    maxStringLength: opts.maxStringLength ?? DEFAULT_JSON_LIMITS.maxStringLength,
+  };
   const app = createHttpApp({
     target: opts.target,
     spec,
     sessions,
     authorized: (authorization) => check(authorization),
     hostAllowed,
+    originAllowed,
+    jsonLimits,
     maxBodyBytes,
   });
   const http: Server = createServer(getRequestListener(app.fetch));
@@ -79,6 +96,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     sessions,
     authorized: check,
     hostAllowed,
+    originAllowed,
+    jsonLimits,
     maxPayloadBytes: maxBodyBytes,
     heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
   });

@@ -5,6 +5,7 @@ import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import { WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Episode } from "./episode.ts";
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import {
   parseAction,
   parseResetParams,
@@ -21,6 +22,10 @@ export interface WsEndpointDeps {
   authorized: (authorization: string | undefined | null, query?: string | null) => boolean;
   /** DNS-rebinding guard on the Host header. */
   hostAllowed: (host: string | undefined | null) => boolean;
+  /** Cross-site guard on the upgrade's Origin header (always true without an Origin). */
+  originAllowed?: (origin: string | undefined | null) => boolean;
+  /** Nesting and string-length limits on message JSON. */
+  jsonLimits?: JsonLimits;
   /** Largest frame in bytes; a bigger one closes the connection (1009). */
   maxPayloadBytes: number;
   /** Ping period; a connection that has not answered the previous ping is dropped. 0 = off. */
@@ -63,6 +68,7 @@ function rawText(data: RawData): string {
  */
 export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint {
   const { sessions } = deps;
+  const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: deps.maxPayloadBytes,
@@ -80,6 +86,9 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     }
     if (url.pathname !== "/ws") return rejectUpgrade(socket, "Not Found", "NOT_FOUND");
     if (!deps.hostAllowed(req.headers.host)) return rejectUpgrade(socket, "Forbidden", "FORBIDDEN_HOST");
+    if (deps.originAllowed && !deps.originAllowed(req.headers.origin)) {
+      return rejectUpgrade(socket, "Forbidden", "FORBIDDEN_ORIGIN");
+    }
     if (!deps.authorized(req.headers.authorization, url.searchParams.get("access_token"))) {
       return rejectUpgrade(socket, "Unauthorized", "UNAUTHORIZED");
     }
@@ -122,7 +131,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       alive.set(ws, true);
       let msg: WsClientMessage | ServeError;
       try {
-        msg = parseWsMessage(rawText(data));
+        msg = parseWsMessage(rawText(data), limits);
       } catch (err) {
         msg = err instanceof ServeError ? err : new ServeError("INVALID_JSON", errorMessage(err));
       }

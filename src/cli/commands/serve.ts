@@ -23,6 +23,9 @@ export interface ServeFlags {
   difficulty?: number[];
   heartbeatS: number;
   maxBodyBytes: number;
+  allowOrigin?: string[];
+  maxJsonDepth: number;
+  maxStringLength: number;
   json?: boolean;
 }
 
@@ -84,6 +87,18 @@ export function registerServe(program: Command, gymSource: GymSource): void {
       15,
     )
     .option("--max-body-bytes <n>", "largest request body / WS frame", intOption("--max-body-bytes"), 1 << 20)
+    .option(
+      "--allow-origin <origin>",
+      "let browser pages from this origin (scheme://host:port, or *) call the server (repeatable; default none)",
+      collect,
+    )
+    .option("--max-json-depth <n>", "deepest nesting of request JSON", intOption("--max-json-depth"), 64)
+    .option(
+      "--max-string-length <n>",
+      "longest string in request JSON",
+      intOption("--max-string-length"),
+      65_536,
+    )
     .option("--json", "print the address as one JSON line on stdout")
     .action(async (flags: ServeFlags) => {
       const target = serveTargetFromFlags(await gymSource(), flags);
@@ -91,6 +106,12 @@ export function registerServe(program: Command, gymSource: GymSource): void {
         if (!target.world.families.some((f) => f.name === family)) {
           throw configError("unknown_family", `unknown family "${family}" for ${target.world.id}`);
         }
+      }
+      if (flags.maxJsonDepth < 2 || flags.maxStringLength < 256) {
+        throw configError(
+          "bad_flag",
+          "--max-json-depth must be at least 2 and --max-string-length at least 256",
+        );
       }
       if (flags.maxSessions < 1) throw configError("bad_flag", "--max-sessions must be at least 1");
       if (flags.idleTimeoutS < 0 || flags.heartbeatS < 0 || flags.maxSteps < 1 || flags.maxBodyBytes < 1024) {
@@ -111,6 +132,9 @@ export function registerServe(program: Command, gymSource: GymSource): void {
         maxSteps: flags.maxSteps,
         heartbeatMs: flags.heartbeatS * 1000,
         maxBodyBytes: flags.maxBodyBytes,
+        maxJsonDepth: flags.maxJsonDepth,
+        maxStringLength: flags.maxStringLength,
+        ...(flags.allowOrigin?.length ? { allowOrigins: flags.allowOrigin } : {}),
         ...(flags.family?.length ? { families: flags.family } : {}),
         ...(flags.difficulty?.length ? { difficulties: flags.difficulty } : {}),
       });
