@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
+import { registerAudit } from "./commands/audit.ts";
 import { registerCompare } from "./commands/compare.ts";
 import { registerExport } from "./commands/export.ts";
 import { registerFakeLlm } from "./commands/fake-llm.ts";
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerServe(program, gym);
   registerMcp(program, gym);
+  registerAudit(program, gym);
   return program;
 }
 

@@ -73,6 +73,10 @@ export const ERROR_CATALOGUE = {
     fault: "config",
     meaning: "`checkEnvironment` options it cannot use (a factory without `options.world`, no seeds)",
   },
+  bad_audit_options: {
+    fault: "config",
+    meaning: "`proving audit` options it cannot use (no seeds, a target that is no world, variant or URL)",
+  },
   bad_difficulty: { fault: "config", meaning: "a difficulty the world or the family does not have" },
   bad_experiment: {
     fault: "config",
@@ -183,9 +187,12 @@ export const ERROR_CATALOGUE = {
     fault: "config",
     meaning: "a sampler snapshot of another strategy or key space, or malformed",
   },
+  bad_split_file: { fault: "config", meaning: "a split file (regression, dynamic, heldout) is malformed" },
   bad_task_key: { fault: "config", meaning: "a task key is not `{world, family, difficulty, variant?}`" },
   duplicate_task_key: { fault: "config", meaning: "a task space lists one task key twice" },
   empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
+  unknown_curriculum_run: { fault: "config", meaning: "no curriculum run with this id in the store" },
+  unknown_split: { fault: "config", meaning: "a split name the split file does not declare" },
   unknown_strategy: { fault: "config", meaning: "a curriculum strategy name that is not known" },
   unknown_task_key: { fault: "config", meaning: "a result for a task key outside the sampler's space" },
   // the server refused the request (a 4xx): the caller sent something wrong

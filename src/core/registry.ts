@@ -27,6 +27,11 @@ export interface WorldDefinition {
   knownGood: string;
   /** Self-test expectations: the families each bad policy must fail, and the violation codes that must catch it. */
   expectedFailures: Record<string, { families: string[]; codes: string[] }>;
+  /**
+   * Keys of `task.params` an agent must never see (a reference answer, hidden tests): `proving audit`
+   * fails the world when any of their text reaches an observation. Default: none declared.
+   */
+  hiddenParams?: string[];
 }
 
 /** How a saved environment looks: its type (a registered factory) and its data. */

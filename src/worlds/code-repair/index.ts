@@ -21,6 +21,7 @@ export function codeRepairWorld(sandbox: CodeSandbox): WorldDefinition {
     restore: (state) => restoreCodeRepairWorld(sandbox, state),
     policies: CODE_REPAIR_POLICIES,
     knownGood: "fixer",
+    hiddenParams: ["hidden_tests", "reference_fix"],
     expectedFailures: EXPECTED_FAILURES,
   };
 }

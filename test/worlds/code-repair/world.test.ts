@@ -18,12 +18,11 @@ async function play(agent: Agent, family: string, difficulty: number, seed: numb
   const env = world.create();
   let obs = await env.reset({ task, seed });
   const session = await agent.start({
-    trialId: "t",
+    episodeId: `e${seed}`,
     world: world.id,
-    taskId: task.id,
     instruction: task.instruction,
     tools: env.spec.tools,
-    seed,
+    samplingSeed: seed,
   });
   const seen: string[] = [JSON.stringify(obs)];
   let verdict: Verdict | undefined;
