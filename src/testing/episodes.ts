@@ -104,10 +104,26 @@ const UTF8 = new TextEncoder();
 
 const isPlainObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Whether an action fits the transport (`maxActionBytes`, as JSON). */
-export function fits(subject: Subject, action: unknown): boolean {
-  if (!Number.isFinite(subject.maxActionBytes)) return true;
-  return UTF8.encode(JSON.stringify(action) ?? "").length <= subject.maxActionBytes;
+/** Whether no string of `value` (values and keys, as JSON text) is longer than `max`, nesting at most `depth` deep. */
+function within(value: unknown, max: number, depth: number): boolean {
+  const short = (s: string) =>
+    s.length <= max && (s.length * 6 <= max || JSON.stringify(s).length - 2 <= max);
+  if (typeof value === "string") return short(value);
+  if (typeof value !== "object" || value === null) return true;
+  if (depth <= 0) return false;
+  for (const [k, v] of Object.entries(value)) if (!short(k) || !within(v, max, depth - 1)) return false;
+  return true;
+}
+
+/** Whether an action fits the transport (`maxActionBytes` as JSON, `maxStringLength`, `maxDepth` of its arguments). */
+export function fits(subject: Subject, action: Action): boolean {
+  const { maxActionBytes, maxStringLength, maxDepth } = subject;
+  if (Number.isFinite(maxStringLength) || Number.isFinite(maxDepth)) {
+    if (!within({ tool: action.tool, callId: action.callId }, maxStringLength, 1)) return false;
+    if (!within(action.args, maxStringLength, maxDepth)) return false;
+  }
+  if (!Number.isFinite(maxActionBytes)) return true;
+  return UTF8.encode(JSON.stringify(action) ?? "").length <= maxActionBytes;
 }
 
 /**

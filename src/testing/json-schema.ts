@@ -216,7 +216,34 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   );
 }
 
-const codePoints = (s: string) => [...s].length;
+/** Code points of a string (a surrogate pair is one), counted without building an array. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/**
+ * `minLength`/`maxLength` in code points. A string has between length/2 and length code points, so
+ * only a string near a bound is counted (malformed cases send strings of 200,000 units).
+ */
+function lengthWithin(value: string, min: unknown, max: unknown): boolean {
+  const lo = typeof min === "number" ? min : 0;
+  const hi = typeof max === "number" ? max : Number.POSITIVE_INFINITY;
+  if (value.length < lo || value.length / 2 > hi) return false;
+  if (value.length / 2 >= lo && value.length <= hi) return true;
+  const n = codePoints(value);
+  return n >= lo && n <= hi;
+}
 
 /** Does `value` satisfy `schema`? (Assertion keywords of 2020-12; `format` is an annotation.) */
 export function validates(schema: unknown, value: unknown, root: unknown = schema): boolean {
@@ -250,8 +277,7 @@ export function validates(schema: unknown, value: unknown, root: unknown = schem
     if (typeof s.multipleOf === "number" && !Number.isInteger(value / s.multipleOf)) return false;
   }
   if (typeof value === "string") {
-    if (typeof s.minLength === "number" && codePoints(value) < s.minLength) return false;
-    if (typeof s.maxLength === "number" && codePoints(value) > s.maxLength) return false;
+    if (!lengthWithin(value, s.minLength, s.maxLength)) return false;
     if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value)) return false;
   }
   if (Array.isArray(value)) {

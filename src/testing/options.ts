@@ -67,6 +67,13 @@ export interface CheckOptions {
    */
   maxActionBytes?: number;
   /**
+   * Longest string (a value or a key, as JSON text: escapes count) an action may hold, and deepest
+   * nesting of its arguments: cases past them are not sent either (a `proving serve` server refuses
+   * longer strings and deeper JSON before any world sees them). Default: no limit.
+   */
+  maxStringLength?: number;
+  maxDepth?: number;
+  /**
    * Called once for each environment the checker built itself, when it is done with it (a remote
    * environment holds a server session until its episode ends: `(env) => env.close()`).
    */

@@ -56,6 +56,8 @@ export class Subject {
   readonly fuzzPerTool: number;
   readonly maxSteps: number;
   readonly maxActionBytes: number;
+  readonly maxStringLength: number;
+  readonly maxDepth: number;
   readonly expectBackgroundJobs: boolean;
   /** Start states of the policy runs (the runner's cross-trial check: no state shared between trials). */
   readonly startStates: StartStates = new Map();
@@ -106,6 +108,8 @@ export class Subject {
     this.fuzzPerTool = opts.fuzzPerTool ?? 1000;
     this.maxSteps = opts.maxSteps ?? 200;
     this.maxActionBytes = opts.maxActionBytes ?? Number.POSITIVE_INFINITY;
+    this.maxStringLength = opts.maxStringLength ?? Number.POSITIVE_INFINITY;
+    this.maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
     this.expectBackgroundJobs = opts.expectBackgroundJobs ?? false;
   }
 

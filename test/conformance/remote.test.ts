@@ -33,7 +33,9 @@ test("a remote world: reset and save/restore are not checkable, the other checks
       difficulties: [1, 3],
       fuzzPerTool: 30,
       expectBackgroundJobs: true,
-      maxActionBytes: 512 * 1024, // the server's frame limit is 1 MiB
+      // the server's limits: 1 MiB frames, strings of at most 65,536 characters
+      maxActionBytes: 512 * 1024,
+      maxStringLength: 65_536,
       dispose: (env) => (env as RemoteEnvironment).close(),
     });
     await remote.close();

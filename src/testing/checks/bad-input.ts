@@ -104,7 +104,10 @@ function noteTally(run: CheckRun, tally: Tally): void {
     run.note(`${tally.layered} refused by a harness layer (info.layers) before the world's argument check`);
   if (tally.refused > 0)
     run.note(`${tally.refused} outside the Action contract refused with a coded error of the caller's fault`);
-  if (tally.skipped > 0) run.note(`${tally.skipped} larger than maxActionBytes not sent`);
+  if (tally.skipped > 0)
+    run.note(
+      `${tally.skipped} past the transport limits (maxActionBytes, maxStringLength, maxDepth) not sent`,
+    );
 }
 
 /**
