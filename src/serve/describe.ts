@@ -26,22 +26,49 @@ export function metadataDoc(target: ServeTarget, spec: EnvSpec): JsonObject {
 
 /** `/schema`: JSON Schemas of an action (one per tool), an observation, and `/state`. */
 export function schemaDoc(spec: EnvSpec): JsonObject {
-  const action = {
-    title: "Action",
-    description: "One tool call: {tool, args}. callId is optional; metadata is accepted and ignored.",
-    oneOf: spec.tools.map((t) => ({
+  const mcpActions = [
+    {
       type: "object",
-      title: t.name,
-      description: t.description,
+      title: "list_tools",
+      description: "OpenEnv's ListToolsAction: answers the tool list; the world is not stepped",
+      properties: { type: { const: "list_tools" }, metadata: { type: "object" } },
+      required: ["type"],
+      additionalProperties: false,
+    },
+    {
+      type: "object",
+      title: "call_tool",
+      description: "OpenEnv's CallToolAction: one tool call; the observation also carries tool_name",
       properties: {
-        tool: { const: t.name },
-        args: t.input_schema,
-        callId: { type: "string" },
+        type: { const: "call_tool" },
+        tool_name: { enum: spec.tools.map((t) => t.name) },
+        arguments: { type: "object" },
         metadata: { type: "object" },
       },
-      required: ["tool"],
+      required: ["type", "tool_name"],
       additionalProperties: false,
-    })),
+    },
+  ];
+  const action = {
+    title: "Action",
+    description:
+      "One tool call: {tool, args} (callId optional; metadata accepted and ignored), or OpenEnv's MCP actions list_tools / call_tool.",
+    oneOf: [
+      ...spec.tools.map((t) => ({
+        type: "object",
+        title: t.name,
+        description: t.description,
+        properties: {
+          tool: { const: t.name },
+          args: t.input_schema,
+          callId: { type: "string" },
+          metadata: { type: "object" },
+        },
+        required: ["tool"],
+        additionalProperties: false,
+      })),
+      ...mcpActions,
+    ],
   };
   const toolResult = {
     oneOf: [

@@ -181,6 +181,7 @@ export class Episode {
     const env = this.env;
     if (!env || this.episodeId === null) throw new ServeError("SESSION_ERROR", "no episode: reset first");
     if (this.broken) throw new ServeError("SESSION_ERROR", `the episode is unusable (${this.broken}); reset`);
+    if (action.mcp === "list_tools") return this.listTools(opts.requestId);
     if (this.done) throw new ServeError("SESSION_ERROR", "the episode has ended; reset to start another");
     const index = this.stepCount;
     let result: StepResult;
@@ -210,7 +211,14 @@ export class Episode {
     }
     if (this.verdict) info.verdict = this.verdict;
     return {
-      observation: result.observation,
+      observation:
+        action.mcp === "call_tool"
+          ? ({
+              ...(result.observation as unknown as JsonObject),
+              tool_name: action.tool,
+              error: null,
+            } as unknown as StepEnvelope["observation"])
+          : result.observation,
       reward: result.reward,
       done: this.done,
       metadata: {
@@ -221,6 +229,28 @@ export class Episode {
         terminated: this.terminated,
         truncated: this.truncated,
         ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
+      },
+    };
+  }
+
+  /** OpenEnv's `list_tools` action: the tool list (`{tools: [{name, description, input_schema}]}`); the world is not stepped. */
+  private listTools(requestId: string | undefined): StepEnvelope {
+    const tools = (this.env?.spec.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema as unknown as JsonValue,
+    }));
+    return {
+      observation: { kind: "tools", tools } as unknown as StepEnvelope["observation"],
+      reward: null,
+      done: this.done,
+      metadata: {
+        episode_id: this.episodeId,
+        step_count: this.stepCount,
+        now: this.now,
+        terminated: this.terminated,
+        truncated: this.truncated,
+        ...(requestId !== undefined ? { request_id: requestId } : {}),
       },
     };
   }

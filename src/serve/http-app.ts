@@ -8,6 +8,8 @@ import type { JsonObject } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
 import { metadataDoc, schemaDoc } from "./describe.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
+import { handleMcpRpc, JSON_RPC } from "./mcp-rpc.ts";
+import { OPENAPI_VERSION, openApiDoc } from "./openapi.ts";
 import { parseEpisodeId, parseJsonText, parseResetParams, parseStepParams, ServeError } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
@@ -26,6 +28,8 @@ export interface HttpAppDeps {
   jsonLimits?: JsonLimits;
   /** Largest request body in bytes. */
   maxBodyBytes: number;
+  /** `/openapi.json`'s `info.version`: the HTTP API's version (default 1.0.0, OpenEnv's 1.x profile). */
+  version?: string;
 }
 
 function errorResponse(c: Context, err: ServeError): Response {
@@ -43,6 +47,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   const { sessions, target, spec } = deps;
   const metadata = metadataDoc(target, spec);
   const schema = schemaDoc(spec);
+  const openapi = openApiDoc(target, spec, deps.version ?? OPENAPI_VERSION);
   const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
   const originAllowed = deps.originAllowed ?? (() => true);
   const app = new Hono();
@@ -87,6 +92,26 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   );
 
   app.get("/metadata", (c) => c.json(metadata));
+  app.get("/openapi.json", (c) => c.json(openapi));
+
+  /** OpenEnv's MCP mode over HTTP: always a JSON-RPC reply (status 200), as OpenEnv's server answers. */
+  app.post("/mcp", async (c) => {
+    const text = await c.req.text();
+    let request: unknown;
+    try {
+      request = parseJsonText(text, limits);
+    } catch (err) {
+      if (err instanceof ServeError && err.code === "INVALID_JSON") {
+        return c.json({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: JSON_RPC.parseError, message: "Parse error" },
+        });
+      }
+      throw err;
+    }
+    return c.json(await handleMcpRpc(request, { spec, sessions }));
+  });
   app.get("/schema", (c) => c.json(schema));
 
   app.post("/reset", async (c) => {

@@ -95,6 +95,7 @@ export interface EpisodeStateDoc {
 
 export type WsClientMessage =
   | { type: "reset"; data?: JsonObject }
+  | { type: "mcp"; data: JsonObject }
   | { type: "step"; data: JsonObject }
   | { type: "state" }
   | { type: "close" };
@@ -102,6 +103,7 @@ export type WsClientMessage =
 export type WsServerMessage =
   | { type: "observation"; data: StepEnvelope }
   | { type: "state"; data: EpisodeStateDoc }
+  | { type: "mcp"; data: JsonObject }
   | { type: "error"; data: { message: string; code: string; [key: string]: JsonValue } };
 
 /** A tool call as it travels: `{tool, args}` (`callId` optional; `metadata` accepted and ignored, as OpenEnv's Action has one). */
@@ -109,6 +111,12 @@ export interface WireAction {
   tool: string;
   args: JsonObject;
   callId?: string;
+  /**
+   * Set when the action came in OpenEnv's MCP action shape: `{type: "list_tools"}` (answers the tool
+   * list, steps nothing) or `{type: "call_tool", tool_name, arguments}` (a tool call whose observation
+   * also carries `tool_name`, as OpenEnv's `CallToolObservation`).
+   */
+  mcp?: "list_tools" | "call_tool";
 }
 
 export interface ResetParams {
@@ -136,6 +144,17 @@ const actionSchema = z
     metadata: jsonObject.optional(),
   })
   .strict();
+
+const callToolSchema = z
+  .object({
+    type: z.literal("call_tool"),
+    tool_name: z.string().min(1).max(200),
+    arguments: jsonObject.optional(),
+    metadata: jsonObject.optional(),
+  })
+  .strict();
+
+const listToolsSchema = z.object({ type: z.literal("list_tools"), metadata: jsonObject.optional() }).strict();
 
 const episodeId = z
   .string()
@@ -204,6 +223,20 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 export function parseAction(value: unknown, where = "action"): WireAction {
   if (!isPlainObject(value))
     throw new ServeError("VALIDATION_ERROR", `${where}: expected an object {tool, args}`);
+  if (value.type === "list_tools") {
+    const listed = listToolsSchema.safeParse(value);
+    if (!listed.success) throw validationError(where, listed.error);
+    return { tool: "list_tools", args: {}, mcp: "list_tools" };
+  }
+  if (value.type === "call_tool") {
+    const call = callToolSchema.safeParse(value);
+    if (!call.success) throw validationError(where, call.error);
+    return {
+      tool: call.data.tool_name,
+      args: structuredClone((call.data.arguments ?? {}) as JsonObject),
+      mcp: "call_tool",
+    };
+  }
   const parsed = actionSchema.safeParse(value);
   if (!parsed.success) throw validationError(where, parsed.error);
   const a = parsed.data;
@@ -277,6 +310,10 @@ export function parseWsMessage(text: string, limits: JsonLimits = DEFAULT_JSON_L
     case "step":
       if (!isPlainObject(value.data))
         throw new ServeError("VALIDATION_ERROR", "step.data: expected the action {tool, args}");
+      return { type, data: value.data as JsonObject };
+    case "mcp":
+      if (!isPlainObject(value.data))
+        throw new ServeError("VALIDATION_ERROR", "mcp.data: expected a JSON-RPC request object");
       return { type, data: value.data as JsonObject };
     case "state":
     case "close":

@@ -94,6 +94,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
   const ws = attachWebSocket(http, {
     sessions,
+    spec,
     authorized: check,
     hostAllowed,
     originAllowed,

@@ -2,10 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import type { EnvSpec } from "../core/contracts.ts";
 import { WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { JsonObject } from "../core/json.ts";
 import type { Episode } from "./episode.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
+import { handleMcpRpc } from "./mcp-rpc.ts";
 import {
   parseAction,
   parseResetParams,
@@ -19,6 +22,8 @@ import type { SessionManager } from "./sessions.ts";
 
 export interface WsEndpointDeps {
   sessions: SessionManager;
+  /** The served spec (its tools answer the `mcp` message's `tools/list`). */
+  spec: EnvSpec;
   authorized: (authorization: string | undefined | null, query?: string | null) => boolean;
   /** DNS-rebinding guard on the Host header. */
   hostAllowed: (host: string | undefined | null) => boolean;
@@ -67,7 +72,7 @@ function rawText(data: RawData): string {
  * close) are terminated and their sessions freed, so leaked clients cannot pin the server at capacity.
  */
 export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint {
-  const { sessions } = deps;
+  const { sessions, spec } = deps;
   const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
   const wss = new WebSocketServer({
     noServer: true,
@@ -169,6 +174,11 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
         return { type: "observation", data: await session.step(parseAction(msg.data, "step.data")) };
       case "state":
         return { type: "state", data: session.state() };
+      case "mcp":
+        return {
+          type: "mcp",
+          data: (await handleMcpRpc(msg.data, { spec, sessions, session })) as unknown as JsonObject,
+        };
       case "close":
         return null;
     }

@@ -53,6 +53,7 @@ describe("serve over HTTP", () => {
       deviceSupport
         .create()
         .spec.tools.map((t) => t.name)
+        .concat(["call_tool", "list_tools"]) // OpenEnv's MCP actions
         .sort(),
     );
     assert.ok(schema.observation && schema.state);
