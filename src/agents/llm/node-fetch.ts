@@ -4,7 +4,9 @@
  * call, 50 concurrent), which at 100 concurrent episodes was most of the process's work. It supports
  * what the provider packages send (string or bytes bodies, abort signals) and hands anything else to
  * the global fetch. Failures look like undici's (`TypeError("fetch failed", {cause})`, the signal's
- * reason on abort), so the SDK classifies them the same way.
+ * reason on abort), so the SDK classifies them the same way. Response bodies are capped on the wire and
+ * after decompression (`createNodeFetch({maxResponseBytes})`, default 32 MiB): past the cap the call fails
+ * as a network failure, so it is retried and, after the retries, ends the trial as `infra_error`.
  */
 import http from "node:http";
 import https from "node:https";
@@ -26,17 +28,37 @@ function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   return out;
 }
 
-function decode(body: Buffer, encoding: string | undefined): Buffer {
-  switch ((encoding ?? "").trim().toLowerCase()) {
-    case "gzip":
-    case "x-gzip":
-      return zlib.gunzipSync(body);
-    case "deflate":
-      return zlib.inflateSync(body);
-    case "br":
-      return zlib.brotliDecompressSync(body);
-    default:
-      return body;
+/** Largest provider response body, on the wire and after decompression (default 32 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 << 20;
+
+/** A response past the cap: the call fails as a network failure would (retried, then infra_error). */
+export class ResponseTooLargeError extends Error {
+  constructor(where: "on the wire" | "decompressed", max: number) {
+    super(`the provider's response is over ${max} bytes ${where}`);
+    this.name = "ResponseTooLargeError";
+  }
+}
+
+function decode(body: Buffer, encoding: string | undefined, max: number): Buffer {
+  // maxOutputLength stops inflating at the cap: a 400 KB gzip bomb never becomes gigabytes
+  const opts = { maxOutputLength: max };
+  try {
+    switch ((encoding ?? "").trim().toLowerCase()) {
+      case "gzip":
+      case "x-gzip":
+        return zlib.gunzipSync(body, opts);
+      case "deflate":
+        return zlib.inflateSync(body, opts);
+      case "br":
+        return zlib.brotliDecompressSync(body, opts);
+      default:
+        return body;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new ResponseTooLargeError("decompressed", max);
+    }
+    throw err;
   }
 }
 
@@ -44,7 +66,15 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
-export const nodeFetch: typeof fetch = (input, init = {}) => {
+/** A node:http fetch whose response bodies are capped at `maxResponseBytes` before and after decompression. */
+export function createNodeFetch(opts: { maxResponseBytes?: number } = {}): typeof fetch {
+  const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  return (input, init = {}) => fetchOnce(input, init, max);
+}
+
+export const nodeFetch: typeof fetch = createNodeFetch();
+
+function fetchOnce(input: Parameters<typeof fetch>[0], init: RequestInit, max: number): Promise<Response> {
   const body = init.body;
   const plainBody =
     body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
@@ -77,7 +107,18 @@ export const nodeFetch: typeof fetch = (input, init = {}) => {
     });
     request.on("response", (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
+      let received = 0;
+      res.on("data", (c: Buffer) => {
+        received += c.length;
+        if (received > max) {
+          done();
+          res.destroy();
+          request.destroy();
+          reject(new TypeError("fetch failed", { cause: new ResponseTooLargeError("on the wire", max) }));
+          return;
+        }
+        chunks.push(c);
+      });
       res.on("error", (err) => {
         done();
         reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: err }));
@@ -92,7 +133,7 @@ export const nodeFetch: typeof fetch = (input, init = {}) => {
         const status = res.statusCode ?? 0;
         let bytes: Buffer;
         try {
-          bytes = decode(Buffer.concat(chunks), res.headers["content-encoding"]);
+          bytes = decode(Buffer.concat(chunks), res.headers["content-encoding"], max);
         } catch (err) {
           reject(new TypeError("fetch failed", { cause: err }));
           return;
@@ -115,4 +156,4 @@ export const nodeFetch: typeof fetch = (input, init = {}) => {
     });
     request.end(payload ?? undefined);
   });
-};
+}

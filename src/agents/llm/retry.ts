@@ -94,6 +94,9 @@ export function classifyFailure(err: unknown, timedOut: boolean): ProviderFailur
     const after = retryAfterMs(err.responseHeaders);
     const base = { status, message, ...(after !== undefined ? { retryAfterMs: after } : {}) };
     if (status === undefined) return { kind: "network", retryable: true, throttle: false, ...base };
+    // a 2xx the SDK could not read (empty, not JSON, an HTML page from a proxy) is the provider's fault
+    if (status >= 200 && status < 300)
+      return { kind: "bad_response", retryable: true, throttle: false, ...base };
     if (status === 429) return { kind: "rate_limited", retryable: true, throttle: true, ...base };
     if (status === 503 || status === 529)
       return { kind: "overloaded", retryable: true, throttle: true, ...base };

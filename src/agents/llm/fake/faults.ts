@@ -1,4 +1,4 @@
-/** Provider faults the fake server can inject: throttling, server errors, hangs, latency. */
+/** Provider faults the fake server can inject: throttling, server errors, hangs, latency, malformed or oversized 200s. */
 import type { FakeRequest } from "./conversation.ts";
 
 export interface FaultRule {
@@ -6,6 +6,14 @@ export interface FaultRule {
   status?: number;
   /** Never answer (the client's timeout has to fire). */
   hang?: boolean;
+  /**
+   * Answer 200 with a malformed body: `empty` (no bytes), `non-json` (text), `html` (an error page
+   * as a proxy sends it), `huge` (`bodyBytes` of JSON-looking padding, plain) or `gzip-bomb`
+   * (`bodyBytes` of zeros, gzip-compressed to a few KB, `content-encoding: gzip`).
+   */
+  body?: "empty" | "non-json" | "html" | "huge" | "gzip-bomb";
+  /** Size of a `huge` or `gzip-bomb` body before compression (default 64 MiB). */
+  bodyBytes?: number;
   /** For 429/503/529: sent as `retry-after-ms` and `retry-after` (whole seconds, rounded up). */
   retryAfterMs?: number;
   /** Triggers (any of them; none given = always): the first N requests to the server... */
@@ -37,6 +45,7 @@ export interface FaultPlan {
 export type FaultDecision =
   | { kind: "none" }
   | { kind: "hang" }
+  | { kind: "body"; body: NonNullable<FaultRule["body"]>; bytes: number }
   | { kind: "status"; status: number; retryAfterMs?: number };
 
 /** Decides, request by request, which fault (if any) applies. */
@@ -71,6 +80,7 @@ export class FaultInjector {
         (rule.probability !== undefined && this.random() < rule.probability);
       if (!fires) continue;
       if (rule.hang) return { kind: "hang" };
+      if (rule.body) return { kind: "body", body: rule.body, bytes: rule.bodyBytes ?? 64 << 20 };
       const status = rule.status ?? 500;
       return rule.retryAfterMs !== undefined
         ? { kind: "status", status, retryAfterMs: rule.retryAfterMs }

@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import zlib from "node:zlib";
 import type { FakeModel, FakeReply, FakeRequest } from "./conversation.ts";
 import { type FaultDecision, FaultInjector, type FaultPlan } from "./faults.ts";
 import { anthropicError, anthropicResponse, parseAnthropicRequest } from "./wire-anthropic.ts";
@@ -27,6 +28,8 @@ export interface FakeServerStats {
   inFlight: number;
   maxInFlight: number;
   hung: number;
+  /** Malformed or oversized 200s sent (the `body` faults). */
+  malformed?: number;
   byFormat: { openai: number; anthropic: number };
 }
 
@@ -59,6 +62,49 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
+}
+
+let bombCache: { bytes: number; gz: Buffer } | undefined;
+
+/** A 200 whose body no provider client can use (the `body` faults). */
+function sendMalformed(res: http.ServerResponse, kind: string, bytes: number): void {
+  if (res.writableEnded || res.destroyed) return;
+  const plain = (type: string, text: string | Buffer) => {
+    res.writeHead(200, { "content-type": type, "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  };
+  switch (kind) {
+    case "empty":
+      return plain("application/json", "");
+    case "non-json":
+      return plain("application/json", "upstream said: try again later");
+    case "html":
+      return plain("text/html", "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>");
+    case "huge": {
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let left = bytes;
+      const pump = () => {
+        while (left > 0) {
+          left -= chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      res.on("error", () => undefined);
+      return pump();
+    }
+    default: {
+      if (bombCache?.bytes !== bytes)
+        bombCache = { bytes, gz: zlib.gzipSync(Buffer.alloc(bytes), { level: 9 }) };
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": bombCache.gz.length,
+      });
+      res.end(bombCache.gz);
+    }
+  }
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -132,6 +178,12 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions): Promise
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
       return;
+    }
+    if (decision.kind === "body") {
+      release();
+      count(200);
+      stats.malformed = (stats.malformed ?? 0) + 1;
+      return sendMalformed(res, decision.body, decision.bytes);
     }
     if (decision.kind === "status") {
       release();
