@@ -12,7 +12,9 @@ import { registerRun } from "./commands/run.ts";
 import { registerSelftest } from "./commands/selftest.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerShow } from "./commands/show.ts";
+import { registerStatus } from "./commands/status.ts";
 import { registerTasks } from "./commands/tasks.ts";
+import { registerWorker } from "./commands/worker.ts";
 import { registerWorlds } from "./commands/worlds.ts";
 import { reportFailure } from "./context.ts";
 import { cliGymSource } from "./gym-source.ts";
@@ -46,6 +48,8 @@ export function buildProgram(): Command {
   registerServe(program, gym);
   registerMcp(program, gym);
   registerAudit(program, gym);
+  registerWorker(program);
+  registerStatus(program);
   return program;
 }
 

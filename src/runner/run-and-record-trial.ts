@@ -45,3 +45,30 @@ export async function runAndRecordTrial(
   await store.setExperimentStatus(experimentId, "completed");
   return record;
 }
+
+/** Where a queue worker records one attempt of a planned trial: write-once, with its attempt ended alongside. */
+export interface WriteOnceLedger {
+  store: Pick<Store, "recordTrialOnce">;
+  attemptId: string;
+  /** ISO time the attempt ends (called after the trial). */
+  now: () => string;
+}
+
+/**
+ * The single-trial path for a trial that is already planned elsewhere (a queue worker): runs it and
+ * records it write-once (`Store.recordTrialOnce`): the first record of a trial wins, and a later
+ * attempt's record (a redelivered job, a stale worker) is dropped with its attempt marked `duplicate`.
+ * The experiment and its manifest are left as they are.
+ */
+export async function runAndRecordOnce(
+  spec: TrialSpec,
+  deps: TrialDeps,
+  ledger: WriteOnceLedger,
+): Promise<{ record: TrialRecord; inserted: boolean }> {
+  const record = await runTrial(spec, deps);
+  const inserted = await ledger.store.recordTrialOnce(record, {
+    attemptId: ledger.attemptId,
+    endedAt: ledger.now(),
+  });
+  return { record, inserted };
+}

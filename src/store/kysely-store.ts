@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
+import type { JsonObject } from "../core/json.ts";
 import {
   type Attempt,
   type AttemptEnd,
@@ -347,6 +348,31 @@ export class KyselyStore implements Store {
       if (trialId !== undefined) query = query.where("trial_id", "=", trialId);
       const rows = await query.orderBy("started_at").orderBy("attempt").orderBy("attempt_id").execute();
       return rows.map(attemptFromRow);
+    });
+  }
+
+  setExperimentGym(experimentId: string, gym: JsonObject): Promise<void> {
+    return this.#run("setExperimentGym", () =>
+      this.#write(async (trx) => {
+        await this.#requireExperiment(trx, experimentId);
+        const text = JSON.stringify(gym);
+        await trx
+          .insertInto("experiment_gyms")
+          .values({ experiment_id: experimentId, gym: text })
+          .onConflict((oc) => oc.column("experiment_id").doUpdateSet({ gym: text }))
+          .execute();
+      }),
+    );
+  }
+
+  getExperimentGym(experimentId: string): Promise<JsonObject | undefined> {
+    return this.#run("getExperimentGym", async () => {
+      const row = await this.#db
+        .selectFrom("experiment_gyms")
+        .select("gym")
+        .where("experiment_id", "=", experimentId)
+        .executeTakeFirst();
+      return row ? (JSON.parse(row.gym) as JsonObject) : undefined;
     });
   }
 

@@ -135,8 +135,22 @@ const attempts: StoreMigration = {
   },
 };
 
+/** The gym description of an experiment run on queue workers (they rebuild the gym from it). */
+const experimentGyms: StoreMigration = {
+  version: 4,
+  name: "experiment-gyms",
+  async up(db) {
+    await db.schema
+      .createTable("experiment_gyms")
+      .ifNotExists()
+      .addColumn("experiment_id", "text", (c) => c.primaryKey())
+      .addColumn("gym", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, in order. Append only: add a new one at the end with the next version. */
-export const MIGRATIONS: readonly StoreMigration[] = [initial, attempts];
+export const MIGRATIONS: readonly StoreMigration[] = [initial, attempts, experimentGyms];
 
 /** Postgres advisory lock key held while migrating (any fixed bigint; "prov" in ASCII). */
 const MIGRATION_LOCK = 0x70726f76;
@@ -170,11 +184,11 @@ export async function migrate(
         .addColumn("name", "text", (c) => c.notNull())
         .addColumn("applied_at", "text", (c) => c.notNull())
         .execute();
-      const row = await trx
-        .selectFrom("store_migrations")
-        .select((eb) => eb.fn.max("version").as("version"))
-        .executeTakeFirst();
-      const current = row?.version == null ? 0 : Number(row.version);
+      // Applied versions, not only the highest: a migration added by a parallel change with a lower
+      // version than one already applied still runs (each migration applies once, in version order).
+      const rows = await trx.selectFrom("store_migrations").select("version").execute();
+      const applied = new Set(rows.map((r) => Number(r.version)));
+      const current = Math.max(0, ...applied);
       if (current > STORE_SCHEMA_VERSION) {
         throw new ProvingError(
           "store_schema_too_new",
@@ -183,7 +197,7 @@ export async function migrate(
         );
       }
       for (const migration of MIGRATIONS) {
-        if (migration.version <= current) continue;
+        if (applied.has(migration.version)) continue;
         await migration.up(trx);
         await trx
           .insertInto("store_migrations")

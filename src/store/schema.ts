@@ -95,6 +95,12 @@ export interface AttemptsTable {
   error: string | null;
 }
 
+/** The gym an experiment's queue workers rebuild (`gym.describe()` as JSON). */
+export interface ExperimentGymsTable {
+  experiment_id: string;
+  gym: string;
+}
+
 export interface StoreDatabase {
   store_migrations: StoreMigrationsTable;
   experiments: ExperimentsTable;
@@ -103,4 +109,5 @@ export interface StoreDatabase {
   steps: StepsTable;
   verdicts: VerdictsTable;
   attempts: AttemptsTable;
+  experiment_gyms: ExperimentGymsTable;
 }

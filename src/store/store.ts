@@ -85,6 +85,10 @@ export interface Store {
   endAttempt(attemptId: string, end: AttemptEnd): Promise<void>;
   /** An experiment's attempts (or one trial's), oldest first. */
   listAttempts(experimentId: string, trialId?: string): Promise<Attempt[]>;
+  /** Stores the gym description queue workers rebuild for this experiment (replacing an earlier one). */
+  setExperimentGym(experimentId: string, gym: JsonObject): Promise<void>;
+  /** The experiment's stored gym description; `undefined` when it was never run on a queue. */
+  getExperimentGym(experimentId: string): Promise<JsonObject | undefined>;
   /** The record as saved, steps and verdict included; `undefined` when not recorded. */
   getTrial(trialId: string): Promise<TrialRecord | undefined>;
   /** Recorded trials, in manifest (index) order. */

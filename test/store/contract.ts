@@ -270,6 +270,16 @@ export function storeContract(name: string, target: StoreTarget, skip: false | s
         }
       }));
 
+    test("an experiment's gym description: stored, replaced, read back", () =>
+      withStore(async (store) => {
+        const id = await experiment(store);
+        assert.equal(await store.getExperimentGym(id), undefined);
+        await store.setExperimentGym(id, { schemaVersion: 1, worlds: ["a@1"] });
+        await store.setExperimentGym(id, { schemaVersion: 1, worlds: ["b@1"] });
+        assert.deepEqual(await store.getExperimentGym(id), { schemaVersion: 1, worlds: ["b@1"] });
+        await rejectsWith(store.setExperimentGym("ghost", {}), "unknown_experiment", "config");
+      }));
+
     test("attempts: started, ended by the record (recorded/duplicate) or as failed; listed oldest first", () =>
       withStore(async (store) => {
         const id = await experiment(store);

@@ -47,6 +47,10 @@ export interface RunFlags {
   remote?: string;
   /** Harness variants: JSON text or a JSON/YAML file (a variant, a list, or `{variants: [...]}`). */
   variant?: string[];
+  /** Redis URL: enqueue the trials for `proving worker`s instead of running them here. */
+  queue?: string;
+  /** With --queue: return once the trials are enqueued. */
+  detach?: boolean;
 }
 
 /** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */
@@ -159,7 +163,15 @@ export function registerRun(program: Command, gymSource: GymSource): void {
     .option("--max-tokens <n>", "token budget per trial (LLM agents)", intOption("--max-tokens"))
     .option("--max-cost-usd <x>", "cost budget per trial in USD (LLM agents)", numberOption("--max-cost-usd"))
     .option("--id <name>", "experiment id (default: generated); resume it with `proving resume NAME`")
-    .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option(
+      "--store <path>",
+      "SQLite store, or postgres://... (default .proving/proving.db, or $PROVING_STORE)",
+    )
+    .option(
+      "--queue <url>",
+      "enqueue the trials on Redis (redis://HOST:PORT/DB) for `proving worker`s; needs a postgres:// --store",
+    )
+    .option("--detach", "with --queue: return once the trials are enqueued (follow with `proving status`)")
     .option(
       "--variant <file-or-json>",
       "harness variant {world, layers: [{id, params}]}: JSON or a JSON/YAML file (repeatable)",
@@ -184,9 +196,15 @@ export function registerRun(program: Command, gymSource: GymSource): void {
     const harnessed = Boolean(config.variants?.length);
     if (harnessed && remote)
       throw configError("bad_flag", "--remote cannot be combined with harness variants");
-    const progress = progressReporter({ enabled: flags.progress !== false });
+    if (flags.queue && remote) throw configError("bad_flag", "--queue cannot be combined with --remote");
+    if (flags.detach && !flags.queue) throw configError("bad_flag", "--detach needs --queue");
+    const progress = progressReporter({ enabled: flags.progress !== false && !flags.detach });
     const interrupt = interruptOnSignals();
     const result = await withStore(flags.store, "write", async (store) => {
+      if (flags.queue) {
+        const { runQueuedExperiment } = await import("./run-queued.ts");
+        return runQueuedExperiment(config, { gym, store, flags, signal: interrupt.signal, progress });
+      }
       if (config.id && (await store.getExperiment(config.id))) {
         throw configError(
           "experiment_exists",
@@ -206,6 +224,7 @@ export function registerRun(program: Command, gymSource: GymSource): void {
       interrupt.dispose();
       await remote?.close();
     });
+    if (flags.detach) return;
     const separation = harnessed ? variantReport(gym, result) : undefined;
     if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
     else {

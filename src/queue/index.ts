@@ -1,0 +1,28 @@
+export { type RedisConnectionOptions, redisConnection } from "./connection.ts";
+export {
+  progressOf,
+  type QueuedRunOptions,
+  type QueuedRunResult,
+  runQueuedExperiment,
+} from "./coordinator.ts";
+export {
+  type QueuedExperimentStatus,
+  queuedExperimentStatus,
+  type WorkerTally,
+} from "./experiment-status.ts";
+export { type QueuedTrialResult, QueuedTrialRunner, type QueuedTrialRunnerOptions } from "./queued-trial.ts";
+export { type ReconcileResult, reconcileExperiment, reconcileRunning } from "./reconcile.ts";
+export {
+  DEFAULT_ATTEMPTS,
+  enqueueTrials,
+  openTrialQueue,
+  TRIAL_QUEUE,
+  type TrialJobData,
+  type TrialQueueOptions,
+} from "./trial-queue.ts";
+export {
+  startTrialWorker,
+  type TrialWorker,
+  type TrialWorkerEvent,
+  type TrialWorkerOptions,
+} from "./trial-worker.ts";

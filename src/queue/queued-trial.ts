@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import type { ResolvedAgent } from "../agents/resolve.ts";
+import type { TrialSpec } from "../core/contracts.ts";
+import { configError, errorMessage, ProvingError } from "../core/errors.ts";
+import type { Gym } from "../gym/gym.ts";
+import { loadGym } from "../gym/load-gym.ts";
+import { parseExperiment } from "../runner/experiment.ts";
+import { resolveAgents } from "../runner/run.ts";
+import { runAndRecordOnce } from "../runner/run-and-record-trial.ts";
+import type { Store } from "../store/store.ts";
+import type { TrialJobData } from "./trial-queue.ts";
+
+/** What one delivery of a trial's job came to. */
+export type QueuedTrialResult =
+  | { status: "recorded"; outcome: string; trajectoryHash: string }
+  | { status: "duplicate" }
+  | { status: "already_recorded" };
+
+interface PreparedExperiment {
+  gym: Gym;
+  specs: Map<string, TrialSpec>;
+  agents: Map<string, ResolvedAgent>;
+}
+
+export interface QueuedTrialRunnerOptions {
+  store: Store;
+  /** This worker's name in the attempts table (default host:pid). */
+  worker: string;
+  /** Where plugin modules and module agents resolve. */
+  cwd: string;
+  /** The environment the rebuilt gym's agent kinds read (API keys): the worker's, given by its entry point. */
+  env: Readonly<Record<string, string | undefined>>;
+  now?: () => Date;
+}
+
+/**
+ * Runs queued trials in a worker process: rebuilds each experiment's gym from its stored description
+ * (`loadGym`), resolves its agents from the stored definition, and runs a trial through the runner's
+ * single-trial path with a write-once record and an attempt row. Experiments are prepared once per process.
+ */
+export class QueuedTrialRunner {
+  readonly #opts: QueuedTrialRunnerOptions;
+  readonly #prepared = new Map<string, Promise<PreparedExperiment>>();
+
+  constructor(opts: QueuedTrialRunnerOptions) {
+    this.#opts = opts;
+  }
+
+  async run(job: TrialJobData, attempt: number): Promise<QueuedTrialResult> {
+    const { store } = this.#opts;
+    const now = this.#opts.now ?? (() => new Date());
+    if ((await store.recordedTrialIds(job.experimentId)).has(job.trialId))
+      return { status: "already_recorded" };
+    const prepared = await this.#prepare(job.experimentId);
+    const spec = prepared.specs.get(job.trialId);
+    if (!spec) {
+      throw configError(
+        "unknown_trial",
+        `trial ${job.trialId} is not planned in experiment ${job.experimentId}`,
+      );
+    }
+    const attemptId = randomUUID();
+    await store.startAttempt({
+      attemptId,
+      trialId: spec.id,
+      experimentId: spec.experimentId,
+      attempt,
+      worker: this.#opts.worker,
+      startedAt: now().toISOString(),
+    });
+    try {
+      const world = prepared.gym.registry.world(spec.world);
+      const resolved = prepared.agents.get(spec.agent.id);
+      if (!resolved) throw configError("unknown_agent", `no agent "${spec.agent.id}" was resolved`);
+      const { record, inserted } = await runAndRecordOnce(
+        spec,
+        { world, agent: resolved.forWorld(world), environment: prepared.gym.runOptions().environment },
+        { store, attemptId, now: () => now().toISOString() },
+      );
+      return inserted
+        ? { status: "recorded", outcome: record.outcome, trajectoryHash: record.trajectoryHash }
+        : { status: "duplicate" };
+    } catch (err) {
+      await store
+        .endAttempt(attemptId, { endedAt: now().toISOString(), status: "failed", error: errorMessage(err) })
+        .catch(() => undefined);
+      throw err;
+    }
+  }
+
+  #prepare(experimentId: string): Promise<PreparedExperiment> {
+    let p = this.#prepared.get(experimentId);
+    if (!p) {
+      p = this.#load(experimentId);
+      p.catch(() => this.#prepared.delete(experimentId));
+      this.#prepared.set(experimentId, p);
+    }
+    return p;
+  }
+
+  async #load(experimentId: string): Promise<PreparedExperiment> {
+    const { store, cwd, env } = this.#opts;
+    const experiment = await store.getExperiment(experimentId);
+    if (!experiment)
+      throw new ProvingError("unknown_experiment", `no experiment ${experimentId} in the store`);
+    const description = await store.getExperimentGym(experimentId);
+    if (!description) {
+      throw configError(
+        "bad_gym",
+        `experiment ${experimentId} has no stored gym description (was it run with --queue?)`,
+      );
+    }
+    const gym = await loadGym(description, { cwd, env });
+    const config = parseExperiment({ ...experiment.config, id: experimentId });
+    const opts = gym.runOptions();
+    const agents = await resolveAgents(config, opts.registry, opts.resolveAgent, cwd);
+    const specs = new Map((await store.getManifest(experimentId)).map((s) => [s.id, s]));
+    return { gym, specs, agents: new Map(agents.map((a) => [a.ref.id, a])) };
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Trials on BullMQ workers, results in Postgres — against a real Redis and a real Postgres: every
+ * planned trial is recorded exactly once whatever happens to workers, the queue or the database.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { TrialSummary } from "../../src/core/trial-summary.ts";
+import { runCli } from "../support/cli.ts";
+import { postgresSkip, redisSkip } from "../support/services.ts";
+import {
+  type Cluster,
+  runQueued,
+  spawnWorker,
+  startCluster,
+  stopWorkers,
+  type WorkerProcess,
+  waitFor,
+  withStore,
+} from "./cluster.ts";
+
+const skip = postgresSkip() || redisSkip();
+let cluster: Cluster;
+let db = 0;
+/** Each test its own Redis database and Postgres database. */
+async function fresh(): Promise<{ store: string; queue: string }> {
+  return { store: await cluster.freshStore(), queue: cluster.redis.url.replace(/\/0$/, `/${++db}`) };
+}
+const workers: WorkerProcess[] = [];
+function worker(store: string, queue: string, args: string[] = []): WorkerProcess {
+  const w = spawnWorker(cluster, store, ["--lock-ms", "2000", "--reconcile-ms", "1000", ...args], { queue });
+  workers.push(w);
+  return w;
+}
+
+before(async () => {
+  if (!skip) cluster = await startCluster();
+});
+after(async () => {
+  await stopWorkers(workers);
+  await cluster?.destroy();
+});
+
+const SPIN = ["--world", "spin@1", "--agent", "diligent", "--agent", "lazy", "--difficulty", "1"];
+
+/** An experiment file for spin@1 whose units of work each keep a CPU busy `ms` (and kill the trial process at `poisonSeed`). */
+function spinExperiment(name: string, params: { ms?: number; poisonSeed?: number }): string {
+  const file = path.join(cluster.dir, `${name}.json`);
+  fs.writeFileSync(file, JSON.stringify({ params }));
+  return file;
+}
+
+async function complete(store: string, id: string, planned: number): Promise<TrialSummary[]> {
+  return waitFor(`${id} complete`, () =>
+    withStore(store, async (s) => {
+      const trials = await s.listTrials(id);
+      return trials.length >= planned ? trials : undefined;
+    }),
+  );
+}
+
+async function attemptsOf(store: string, id: string) {
+  return withStore(store, (s) => s.listAttempts(id));
+}
+
+async function firstRunning(store: string, id: string) {
+  return waitFor(`a running attempt of ${id}`, async () =>
+    (await attemptsOf(store, id)).find((a) => a.status === "running"),
+  );
+}
+
+describe("trials on queue workers", { skip }, () => {
+  test("3 workers give the same verdicts and trajectory hashes as the single-process runner", async () => {
+    const { store, queue } = await fresh();
+    const args = [
+      "--world",
+      "device-support@1",
+      "--family",
+      "lost-reply",
+      "--family",
+      "needs-approval",
+      "--agent",
+      "cautious",
+      "--agent",
+      "claims-success",
+      "--trials",
+      "3",
+      "--id",
+      "same",
+    ];
+    const local = await cluster.freshStore();
+    const localRun = await runCli([
+      "run",
+      ...args,
+      "--store",
+      local,
+      "--no-report",
+      "--no-progress",
+      "--json",
+    ]);
+    assert.equal(localRun.code, 0, localRun.stderr);
+    for (let i = 0; i < 3; i++) worker(store, queue, ["--concurrency", "2"]);
+    const queued = await runQueued(cluster, store, [...args, "--json"], queue);
+    assert.equal(queued.code, 0, queued.stderr);
+    const pick = (rows: TrialSummary[]) =>
+      Object.fromEntries(
+        rows.map((t) => [t.trialId, [t.outcome, t.passed, t.violations.join(","), t.trajectoryHash]]),
+      );
+    const a = await withStore(local, (s) => s.listTrials("same"));
+    const b = await withStore(store, (s) => s.listTrials("same"));
+    assert.ok(a.length > 0);
+    assert.equal(b.length, a.length);
+    assert.deepEqual(pick(b), pick(a));
+    const attempts = await attemptsOf(store, "same");
+    assert.equal(
+      attempts.filter((x) => x.status === "recorded").length,
+      b.length,
+      "one winning attempt per trial",
+    );
+    assert.ok(new Set(attempts.map((x) => x.worker)).size >= 2, "the work was spread over workers");
+    const status = await runCli(["status", "same", "--store", store, "--json"]);
+    const s = JSON.parse(status.stdout);
+    assert.equal(s.status, "completed");
+    assert.equal(s.planned, b.length);
+    assert.equal(s.recorded, b.length);
+    assert.equal(s.inFlight, 0);
+  });
+
+  test("enqueue twice and restart the coordinator: no trial runs or is recorded twice", async () => {
+    const { store, queue } = await fresh();
+    const args = [...SPIN, "--trials", "3", "--id", "twice", "--detach", "--json"];
+    for (let i = 0; i < 2; i++) {
+      const r = await runQueued(cluster, store, args, queue);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).planned, 6);
+    }
+    worker(store, queue, ["--concurrency", "2"]);
+    const follow = await runQueued(
+      cluster,
+      store,
+      [...SPIN, "--trials", "3", "--id", "twice", "--json"],
+      queue,
+    );
+    assert.equal(follow.code, 0, follow.stderr);
+    assert.equal(JSON.parse(follow.stdout).planned, 6);
+    await complete(store, "twice", 6);
+    const attempts = await attemptsOf(store, "twice");
+    assert.equal(attempts.length, 6, "each trial ran once");
+    assert.ok(attempts.every((a) => a.status === "recorded"));
+  });
+
+  test("SIGKILL a worker mid-trial: another worker re-runs it, recorded exactly once", async () => {
+    const { store, queue } = await fresh();
+    const file = spinExperiment("killed", { ms: 1500 });
+    const r = await runQueued(
+      cluster,
+      store,
+      [file, ...SPIN, "--trials", "2", "--id", "killed", "--detach", "--json"],
+      queue,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const a = worker(store, queue);
+    const running = await firstRunning(store, "killed");
+    a.signalGroup("SIGKILL");
+    await a.exited;
+    worker(store, queue);
+    const trials = await complete(store, "killed", 4);
+    assert.equal(new Set(trials.map((t) => t.trialId)).size, 4);
+    const attempts = (await attemptsOf(store, "killed")).filter((x) => x.trialId === running.trialId);
+    assert.ok(attempts.length >= 2, "the killed trial was delivered again");
+    assert.equal(attempts.filter((x) => x.status === "recorded").length, 1);
+  });
+});
