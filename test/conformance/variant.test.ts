@@ -28,6 +28,7 @@ const VARIANT = {
   ],
 };
 const COVERAGE: CheckOptions = {
+  families: ["needs-approval", "lost-reply", "delayed-receipt"],
   seeds: [0],
   difficulties: [1, 4],
   fuzzPerTool: 50,
