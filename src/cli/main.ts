@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAudit } from "./commands/audit.ts";
 import { registerCompare } from "./commands/compare.ts";
+import { registerCurriculum } from "./commands/curriculum.ts";
 import { registerExport } from "./commands/export.ts";
 import { registerFakeLlm } from "./commands/fake-llm.ts";
 import { registerMcp } from "./commands/mcp.ts";
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerServe(program, gym);
   registerMcp(program, gym);
+  registerCurriculum(program, gym);
   registerAudit(program, gym);
   registerWorker(program);
   registerStatus(program);

@@ -189,6 +189,10 @@ export const ERROR_CATALOGUE = {
   },
   bad_split_file: { fault: "config", meaning: "a split file (regression, dynamic, heldout) is malformed" },
   bad_task_key: { fault: "config", meaning: "a task key is not `{world, family, difficulty, variant?}`" },
+  curriculum_conflict: {
+    fault: "config",
+    meaning: "a curriculum run with this id exists with other settings; resume it as it is or choose another id",
+  },
   duplicate_task_key: { fault: "config", meaning: "a task space lists one task key twice" },
   empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
   unknown_curriculum_run: { fault: "config", meaning: "no curriculum run with this id in the store" },
@@ -371,6 +375,11 @@ export const ERROR_CATALOGUE = {
 
   // ---- internal: a bug in the gym
   bad_elapse: { fault: "internal", meaning: "a layer asked a world to let a negative or NaN time elapse" },
+  curriculum_history_diverged: {
+    fault: "internal",
+    meaning: "replaying a curriculum run's history drew another key than the one recorded (the sampler is not deterministic)",
+  },
+  curriculum_history_gap: { fault: "internal", meaning: "a curriculum run's stored history misses an episode" },
   invalid_trial_record: {
     fault: "internal",
     meaning: "a trial record that does not match the record schema",

@@ -1,6 +1,26 @@
 export { BaseSampler, type BaseSamplerOptions } from "./base-sampler.ts";
 export { createSampler, DEFAULT_STRATEGY, STRATEGIES, type Strategy } from "./create-sampler.ts";
 export {
+  type CurriculumEpisode,
+  type CurriculumEvaluation,
+  type CurriculumResult,
+  type CurriculumRunConfig,
+  type CurriculumRunOptions,
+  type CurriculumSnapshot,
+  curriculumConfig,
+  episodeSeed,
+  type GenerationRecord,
+  readCurriculum,
+  runCurriculum,
+} from "./curriculum-run.ts";
+export {
+  type CurriculumRunRow,
+  CurriculumStore,
+  openCurriculumStore,
+  requireRun,
+} from "./curriculum-store.ts";
+export { defaultSplit } from "./default-split.ts";
+export {
   type DifficultyChange,
   DifficultyController,
   type DifficultyOptions,
@@ -12,13 +32,43 @@ export {
   informative,
   type RolloutGroup,
 } from "./dynamic-sampling.ts";
+export { type CurriculumHistory, MemoryHistory } from "./history.ts";
 export { type HorizonStage, horizonSchedule, parseHorizon } from "./horizon-schedule.ts";
 export { KeyBook, type KeyBookState } from "./key-book.ts";
 export { type LearnabilityOptions, LearnabilitySampler, topIndices } from "./learnability-sampler.ts";
 export { type LearningProgressOptions, LearningProgressSampler } from "./learning-progress-sampler.ts";
 export { type PlrOptions, PlrSampler } from "./plr-sampler.ts";
+export {
+  addProcess,
+  NEUTRAL_TOOL,
+  type ProcessSummary,
+  ProcessTracker,
+  processPenalty,
+  READ_TOOL,
+  summarizeProcess,
+  type TransitionSignals,
+} from "./process-feedback.ts";
+export {
+  heldoutManifest,
+  type ManifestTask,
+  regressionManifest,
+  type TaskManifest,
+} from "./regression-manifest.ts";
+export { type RunSpecsOptions, runSpecs } from "./run-specs.ts";
 export type { EpisodeResult, SampleOptions, Sampler, SamplerSnapshot } from "./sampler.ts";
+export {
+  parseSplitFile,
+  readSplitFile,
+  SPLIT_NAMES,
+  type SplitFile,
+  type SplitName,
+  type SplitTask,
+  splitName,
+} from "./split-file.ts";
+export { type PlannedTask, plannedSpecs } from "./split-specs.ts";
+export type { CurriculumDatabase } from "./store-tables.ts";
 export { type TargetBandOptions, TargetBandSampler } from "./target-band-sampler.ts";
 export { readTaskKey, type TaskKey, taskKeyId } from "./task-key.ts";
+export { buildTaskSpace, familyOf, type SpaceEntry, type TaskSpace } from "./task-space.ts";
 export { UniformSampler } from "./uniform-sampler.ts";
 export { normalize, weightedDraw } from "./weighted-draw.ts";

@@ -135,6 +135,90 @@ const attempts: StoreMigration = {
   },
 };
 
+/**
+ * The adaptive curriculum's tables (src/curriculum): its runs, every episode it sampled (key, split,
+ * seed, outcome, the task's generation record), sampler snapshots, regression and held-out
+ * evaluations, the pre-generated task cache and the human review queue.
+ */
+const curriculum: StoreMigration = {
+  version: 3,
+  name: "curriculum",
+  async up(db) {
+    await db.schema
+      .createTable("curriculum_runs")
+      .ifNotExists()
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("config", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("curriculum_episodes")
+      .ifNotExists()
+      .addColumn("run_id", "text", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("task_key", "text", (c) => c.notNull())
+      .addColumn("world", "text", (c) => c.notNull())
+      .addColumn("variant_id", "text")
+      .addColumn("family", "text", (c) => c.notNull())
+      .addColumn("difficulty", "double precision", (c) => c.notNull())
+      .addColumn("split", "text", (c) => c.notNull())
+      .addColumn("seed", "bigint", (c) => c.notNull())
+      .addColumn("trial_id", "text", (c) => c.notNull())
+      .addColumn("outcome", "text", (c) => c.notNull())
+      .addColumn("passed", "integer", (c) => c.notNull())
+      .addColumn("process", "text", (c) => c.notNull())
+      .addColumn("generation", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("curriculum_episodes_pk", ["run_id", "idx"])
+      .execute();
+    await db.schema
+      .createTable("curriculum_snapshots")
+      .ifNotExists()
+      .addColumn("run_id", "text", (c) => c.notNull())
+      .addColumn("after_episode", "integer", (c) => c.notNull())
+      .addColumn("snapshot", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("curriculum_snapshots_pk", ["run_id", "after_episode"])
+      .execute();
+    await db.schema
+      .createTable("curriculum_evaluations")
+      .ifNotExists()
+      .addColumn("run_id", "text", (c) => c.notNull())
+      .addColumn("after_episode", "integer", (c) => c.notNull())
+      .addColumn("split", "text", (c) => c.notNull())
+      .addColumn("planned", "integer", (c) => c.notNull())
+      .addColumn("passed", "integer", (c) => c.notNull())
+      .addColumn("manifest_hash", "text", (c) => c.notNull())
+      .addColumn("tasks", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("curriculum_evaluations_pk", ["run_id", "after_episode", "split"])
+      .execute();
+    await db.schema
+      .createTable("curriculum_tasks")
+      .ifNotExists()
+      .addColumn("run_id", "text", (c) => c.notNull())
+      .addColumn("item_id", "text", (c) => c.notNull())
+      .addColumn("task_key", "text", (c) => c.notNull())
+      .addColumn("seed", "bigint", (c) => c.notNull())
+      .addColumn("content_hash", "text")
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("reason", "text", (c) => c.notNull())
+      .addColumn("task", "text")
+      .addColumn("known_good", "text")
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("curriculum_tasks_pk", ["run_id", "item_id"])
+      .execute();
+    await db.schema
+      .createTable("curriculum_reviews")
+      .ifNotExists()
+      .addColumn("run_id", "text", (c) => c.notNull())
+      .addColumn("item_id", "text", (c) => c.notNull())
+      .addColumn("decision", "text", (c) => c.notNull())
+      .addColumn("note", "text", (c) => c.notNull())
+      .addColumn("reviewed_at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("curriculum_reviews_pk", ["run_id", "item_id"])
+      .execute();
+  },
+};
+
 /** The gym description of an experiment run on queue workers (they rebuild the gym from it). */
 const experimentGyms: StoreMigration = {
   version: 4,
@@ -150,7 +234,7 @@ const experimentGyms: StoreMigration = {
 };
 
 /** Every migration, in order. Append only: add a new one at the end with the next version. */
-export const MIGRATIONS: readonly StoreMigration[] = [initial, attempts, experimentGyms];
+export const MIGRATIONS: readonly StoreMigration[] = [initial, attempts, curriculum, experimentGyms];
 
 /** Postgres advisory lock key held while migrating (any fixed bigint; "prov" in ASCII). */
 const MIGRATION_LOCK = 0x70726f76;

@@ -1,0 +1,218 @@
+import fs from "node:fs";
+import type { Command } from "commander";
+import { configError } from "../../core/errors.ts";
+import {
+  type CurriculumResult,
+  curriculumConfig,
+  readCurriculum,
+  runCurriculum,
+} from "../../curriculum/curriculum-run.ts";
+import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
+import { defaultSplit } from "../../curriculum/default-split.ts";
+import { parseHorizon } from "../../curriculum/horizon-schedule.ts";
+import { parseSplitFile, type SplitFile } from "../../curriculum/split-file.ts";
+import { interruptOnSignals } from "../../runner/interrupt.ts";
+import { collect, intOption, printJson, storePath, withStore } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
+
+export interface CurriculumFlags {
+  world?: string[];
+  agent?: string;
+  episodes?: number;
+  strategy?: string;
+  seed?: number;
+  evalEvery?: number;
+  id?: string;
+  splits?: string;
+  snapshotEvery?: number;
+  horizon?: string;
+  difficulty?: boolean;
+  maxSteps?: number;
+  timeoutMs?: number;
+  store?: string;
+  json?: boolean;
+}
+
+/** Reads a split file (YAML or JSON); `unreadable_file` / `bad_split_file`. */
+export function readSplitFlag(file: string): SplitFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw configError("unreadable_file", `cannot read ${file}: ${(err as Error).message}`);
+  }
+  return parseSplitFile(text, file);
+}
+
+/** The store path of the curriculum tables: SQLite only for now. */
+function sqlitePath(opt: string | undefined): string {
+  const location = storePath(opt);
+  if (/^postgres(ql)?:\/\//.test(location)) {
+    throw configError(
+      "bad_flag",
+      "curriculum runs keep their history in a SQLite store for now; pass --store FILE",
+    );
+  }
+  return location;
+}
+
+/** The `curriculum run --json` / `curriculum show --json` document. */
+export function curriculumJson(r: Omit<CurriculumResult, "ranNow" | "interrupted">) {
+  return {
+    id: r.id,
+    strategy: r.strategy,
+    manifest_hash: r.manifest_hash,
+    episodes: r.episodes.map((e) => ({
+      index: e.index,
+      world: e.world,
+      ...(e.variant ? { variant: e.variant } : {}),
+      family: e.family,
+      difficulty: e.difficulty,
+      split: e.split,
+      seed: e.seed,
+      outcome: e.outcome,
+      passed: e.passed,
+      trial: e.trial,
+    })),
+    regression: r.regression.map(({ tasks: _t, ...e }) => e),
+    heldout: r.heldout.map(({ tasks: _t, ...e }) => e),
+    snapshot: r.snapshot,
+  };
+}
+
+/** Share of episodes per family in consecutive windows of `width` episodes. */
+export function familyShares(r: Pick<CurriculumResult, "episodes">, width: number) {
+  const out: { from: number; to: number; share: Record<string, number> }[] = [];
+  for (let from = 1; from <= r.episodes.length; from += width) {
+    const slice = r.episodes.filter((e) => e.index >= from && e.index < from + width);
+    const share: Record<string, number> = {};
+    for (const e of slice) share[e.family] = (share[e.family] ?? 0) + 1 / slice.length;
+    out.push({ from, to: from + slice.length - 1, share });
+  }
+  return out;
+}
+
+function renderSummary(r: Omit<CurriculumResult, "ranNow" | "interrupted">): string {
+  const lines = [
+    `curriculum ${r.id} (${r.strategy}): ${r.episodes.length} episodes, ${r.episodes.filter((e) => e.passed).length} passed`,
+  ];
+  lines.push(`regression manifest ${r.manifest_hash || "(not evaluated yet)"}`);
+  for (const e of r.regression)
+    lines.push(`  after episode ${e.after_episode}: regression ${e.passed}/${e.planned}`);
+  for (const e of r.heldout)
+    lines.push(`  after episode ${e.after_episode}: held out ${e.passed}/${e.planned}`);
+  lines.push("share of episodes per family:");
+  for (const w of familyShares(r, 50)) {
+    const parts = Object.entries(w.share)
+      .sort((a, b) => b[1] - a[1])
+      .map(([f, s]) => `${f} ${(100 * s).toFixed(0)}%`);
+    lines.push(`  ${w.from}-${w.to}: ${parts.join(", ")}`);
+  }
+  return lines.join("\n");
+}
+
+export function registerCurriculum(program: Command, gymSource: GymSource): void {
+  const curriculum = program
+    .command("curriculum")
+    .description("adaptive curriculum: sampled training episodes, a frozen regression split, review");
+
+  curriculum
+    .command("run")
+    .description("drive an agent through N sampled episodes, evaluating the regression split every M")
+    .option("--world <id>", "world of the dynamic split (repeatable; default device-support@1)", collect)
+    .option("--agent <spec>", "the agent (scripted policy, ./module.mjs|.ts, kind:spec)")
+    .option("--episodes <n>", "episodes in all (a resume runs what is left)", intOption("--episodes"))
+    .option("--strategy <name>", "uniform | target-band | learnability | plr (default) | learning-progress")
+    .option("--seed <n>", "the run's seed (sampler and episode seeds)", intOption("--seed"))
+    .option(
+      "--eval-every <n>",
+      "evaluate the regression split every N episodes (default 50)",
+      intOption("--eval-every"),
+    )
+    .option("--id <name>", "run id; run again with the same id to resume")
+    .option("--splits <file>", "split file (YAML): regression, dynamic, heldout")
+    .option(
+      "--snapshot-every <n>",
+      "store a sampler snapshot every N episodes (default 10)",
+      intOption("--snapshot-every"),
+    )
+    .option("--horizon <stages>", "interaction horizon: EPISODE:MAXSTEPS pairs, e.g. 0:20,100:60")
+    .option("--no-difficulty", "no per-family difficulty adjustment: the sampler picks any difficulty")
+    .option("--max-steps <n>", "step budget per trial", intOption("--max-steps"))
+    .option("--timeout-ms <n>", "wall-clock budget per trial", intOption("--timeout-ms"))
+    .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option("--json", "print the run as one JSON document")
+    .action(async (flags: CurriculumFlags) => {
+      const gym = await gymSource();
+      const file = sqlitePath(flags.store);
+      const history = await openCurriculumStore(file);
+      const interrupt = interruptOnSignals();
+      try {
+        const stored = flags.id ? await history.getRun(flags.id) : undefined;
+        const base = stored?.config as Record<string, unknown> | undefined;
+        if (!base && !flags.agent) throw configError("bad_flag", "curriculum run needs --agent");
+        const split = flags.splits
+          ? readSplitFlag(flags.splits)
+          : ((base?.split as SplitFile | undefined) ??
+            defaultSplit((flags.world ?? ["device-support@1"]).map((w) => gym.world(w))));
+        const budget = {
+          ...((base?.budget as object) ?? { maxSteps: 200, maxVirtualSeconds: 86400, wallTimeoutMs: 60000 }),
+        } as Record<string, number>;
+        if (flags.maxSteps !== undefined) budget.maxSteps = flags.maxSteps;
+        if (flags.timeoutMs !== undefined) budget.wallTimeoutMs = flags.timeoutMs;
+        const config = curriculumConfig({
+          ...(base ?? {}),
+          id:
+            flags.id ??
+            `cur-${new Date()
+              .toISOString()
+              .replace(/[-:.TZ]/g, "")
+              .slice(0, 14)}`,
+          split,
+          agent: flags.agent ?? (base?.agent as string),
+          episodes: flags.episodes ?? (base?.episodes as number | undefined) ?? 200,
+          ...(flags.strategy ? { strategy: flags.strategy } : {}),
+          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+          ...(flags.evalEvery !== undefined ? { evalEvery: flags.evalEvery } : {}),
+          ...(flags.snapshotEvery !== undefined ? { snapshotEvery: flags.snapshotEvery } : {}),
+          ...(flags.horizon ? { horizon: parseHorizon(flags.horizon) } : {}),
+          ...(flags.difficulty === false ? { difficulty: false as const } : {}),
+          budget: budget as never,
+        });
+        const result = await withStore(file, "write", (store) =>
+          runCurriculum(config, { gym, store, history, signal: interrupt.signal }),
+        );
+        if (flags.json)
+          printJson({ ...curriculumJson(result), ran_now: result.ranNow, interrupted: result.interrupted });
+        else process.stdout.write(`${renderSummary(result)}\n`);
+        if (result.interrupted) {
+          process.stderr.write(
+            `proving: interrupted; run \`proving curriculum run --id ${config.id}\` to resume.\n`,
+          );
+          process.exitCode = interrupt.exitCode ?? 130;
+        }
+      } finally {
+        interrupt.dispose();
+        await history.close();
+      }
+    });
+
+  curriculum
+    .command("show")
+    .description("print a stored curriculum run's summary (the same document as `curriculum run --json`)")
+    .argument("<name>", "curriculum run id")
+    .option("--store <path>", "SQLite store")
+    .option("--json", "print one JSON document")
+    .action(async (name: string, flags: { store?: string; json?: boolean }) => {
+      const file = sqlitePath(flags.store);
+      if (!fs.existsSync(file)) throw configError("no_store", `no store at ${file} (pass --store PATH)`);
+      const history = await openCurriculumStore(file);
+      try {
+        const result = await readCurriculum(history, name);
+        if (flags.json) printJson(curriculumJson(result));
+        else process.stdout.write(`${renderSummary(result)}\n`);
+      } finally {
+        await history.close();
+      }
+    });
+}

@@ -1,0 +1,443 @@
+import type { ResolvedAgent } from "../agents/resolve.ts";
+import type { Budget, TrialRecord } from "../core/contracts.ts";
+import { configError, internalError } from "../core/errors.ts";
+import { canonicalJson } from "../core/hash.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { Gym } from "../gym/gym.ts";
+import type { StartStates } from "../runner/clean-start.ts";
+import type { Store } from "../store/store.ts";
+import { createSampler, DEFAULT_STRATEGY } from "./create-sampler.ts";
+import {
+  DifficultyController,
+  type DifficultyOptions,
+  type DifficultyState,
+} from "./difficulty-controller.ts";
+import { type CurriculumHistory, MemoryHistory } from "./history.ts";
+import { type HorizonStage, horizonSchedule } from "./horizon-schedule.ts";
+import { type ProcessSummary, processPenalty, summarizeProcess } from "./process-feedback.ts";
+import { heldoutManifest, regressionManifest, type TaskManifest } from "./regression-manifest.ts";
+import { runSpecs } from "./run-specs.ts";
+import type { Sampler, SamplerSnapshot } from "./sampler.ts";
+import type { SplitFile } from "./split-file.ts";
+import { plannedSpecs } from "./split-specs.ts";
+import type { CurriculumEpisodesTable, CurriculumEvaluationsTable } from "./store-tables.ts";
+import { type TaskKey, taskKeyId } from "./task-key.ts";
+import { buildTaskSpace, familyOf, type TaskSpace } from "./task-space.ts";
+
+/** A curriculum run's settings: plain JSON, stored with the run (a resume reads them back). */
+export interface CurriculumRunConfig {
+  schemaVersion: 1;
+  id: string;
+  split: SplitFile;
+  /** Agent spec, as `--agent` takes it. */
+  agent: string;
+  episodes: number;
+  strategy: string;
+  strategyOptions: JsonObject;
+  seed: number;
+  /** Evaluate the regression (and held-out) split after every this many episodes. */
+  evalEvery: number;
+  budget: Budget;
+  /** Per-family difficulty adjustment, or `false` to let the sampler pick any difficulty. */
+  difficulty: false | Omit<DifficultyOptions, "families">;
+  /** Interaction-horizon stages (the turn cap by episode); absent: `budget.maxSteps` throughout. */
+  horizon?: HorizonStage[];
+  /** Store a sampler snapshot after every this many episodes (episodes between are replayed). */
+  snapshotEvery: number;
+}
+
+/** The generation record of an episode's task: enough to regenerate and compare it. */
+export interface GenerationRecord {
+  template: string;
+  seed: number;
+  params: JsonObject;
+  ranges: JsonObject;
+  contentHash: string;
+  tags: string[];
+  acceptance: { verifier: string; checks: string[] };
+}
+
+export interface CurriculumEpisode {
+  index: number;
+  world: string;
+  variant?: string;
+  family: string;
+  difficulty: number;
+  split: "dynamic";
+  seed: number;
+  trial: string;
+  outcome: string;
+  passed: boolean;
+  process: ProcessSummary;
+  generation: GenerationRecord;
+}
+
+export interface CurriculumEvaluation {
+  after_episode: number;
+  planned: number;
+  passed: number;
+  manifest_hash: string;
+  tasks: { key: string; seed: number; trial: string; outcome: string; passed: boolean }[];
+}
+
+/** What a run state is saved as: the sampler's and the difficulty controller's state after `episode`. */
+export interface CurriculumSnapshot {
+  schemaVersion: 1;
+  episode: number;
+  sampler: SamplerSnapshot;
+  difficulty: DifficultyState | null;
+}
+
+export interface CurriculumResult {
+  id: string;
+  strategy: string;
+  episodes: CurriculumEpisode[];
+  regression: CurriculumEvaluation[];
+  heldout: CurriculumEvaluation[];
+  /** The manifest hash of the regression split (the same at every evaluation). */
+  manifest_hash: string;
+  snapshot: CurriculumSnapshot;
+  /** Episodes run by this call (a resume runs only what is left). */
+  ranNow: number;
+  interrupted: boolean;
+}
+
+export interface CurriculumRunOptions {
+  gym: Gym;
+  /** Where the episodes' and evaluations' trials are recorded (experiments `ID`, `ID/regression`, `ID/heldout`). */
+  store?: Store;
+  /** The run's history (episodes, snapshots, evaluations): the store's curriculum tables, or memory. */
+  history?: CurriculumHistory;
+  cwd?: string;
+  signal?: AbortSignal;
+  now?: () => Date;
+  onEpisode?: (episode: CurriculumEpisode) => void;
+  /** The agent, already resolved (skips resolving `config.agent`; a resume must pass the same one). */
+  agent?: ResolvedAgent;
+  /** Skip the clean-start check's fresh reference instance (the benchmark measures without it too). */
+  checkCleanStart?: boolean;
+}
+
+/** Fills a run config's defaults. */
+export function curriculumConfig(
+  input: Partial<CurriculumRunConfig> & Pick<CurriculumRunConfig, "id" | "split" | "agent" | "episodes">,
+): CurriculumRunConfig {
+  const c: CurriculumRunConfig = {
+    schemaVersion: 1,
+    strategy: DEFAULT_STRATEGY,
+    strategyOptions: {},
+    seed: 1,
+    evalEvery: 50,
+    budget: { maxSteps: 200, maxVirtualSeconds: 86400, wallTimeoutMs: 60000 },
+    difficulty: {},
+    snapshotEvery: 10,
+    ...input,
+  };
+  if (!Number.isInteger(c.episodes) || c.episodes < 0)
+    throw configError("bad_flag", "episodes must be a whole number");
+  if (!Number.isInteger(c.evalEvery) || c.evalEvery < 1)
+    throw configError("bad_flag", "eval-every must be >= 1");
+  if (!Number.isInteger(c.snapshotEvery) || c.snapshotEvery < 1)
+    throw configError("bad_flag", "snapshot-every must be >= 1");
+  return c;
+}
+
+/** A dynamic episode's seed: far from the small seeds splits list, and never a regression task's seed. */
+export function episodeSeed(
+  runSeed: number,
+  index: number,
+  key: TaskKey,
+  frozen: ReadonlySet<string>,
+): number {
+  let seed = 1_000_000 + runSeed * 10_000 + index;
+  while (frozen.has(`${taskKeyId(key)}#${seed}`)) seed += 1_000_000_000;
+  return seed;
+}
+
+/** The parts of a config that fix what the run samples (how many episodes it runs does not). */
+function planned(config: CurriculumRunConfig): string {
+  const { episodes: _e, ...rest } = config;
+  return canonicalJson(rest);
+}
+
+interface RunState {
+  sampler: Sampler;
+  controller: DifficultyController | undefined;
+}
+
+function eligibleFor(controller: DifficultyController | undefined) {
+  return controller ? (key: TaskKey) => controller.level(familyOf(key)) === key.difficulty : undefined;
+}
+
+function newState(config: CurriculumRunConfig, space: TaskSpace): RunState {
+  const sampler = createSampler(
+    config.strategy,
+    { keys: space.dynamic.map((e) => e.key), seed: config.seed },
+    config.strategyOptions,
+  );
+  const controller =
+    config.difficulty === false
+      ? undefined
+      : new DifficultyController({ ...config.difficulty, families: space.levels });
+  return { sampler, controller };
+}
+
+function snapshotOf(state: RunState, episode: number): CurriculumSnapshot {
+  return {
+    schemaVersion: 1,
+    episode,
+    sampler: state.sampler.snapshot(),
+    difficulty: state.controller?.snapshot() ?? null,
+  };
+}
+
+function feed(state: RunState, key: TaskKey, passed: boolean, process: ProcessSummary): void {
+  state.sampler.update([{ key, passed, score: passed ? 1 : 0, process: processPenalty(process) }]);
+  state.controller?.record(familyOf(key), key.difficulty, passed ? 1 : 0);
+}
+
+function episodeOf(row: CurriculumEpisodesTable): CurriculumEpisode {
+  return {
+    index: row.idx,
+    world: row.world,
+    ...(row.variant_id ? { variant: row.variant_id } : {}),
+    family: row.family,
+    difficulty: row.difficulty,
+    split: "dynamic",
+    seed: row.seed,
+    trial: row.trial_id,
+    outcome: row.outcome,
+    passed: row.passed === 1,
+    process: JSON.parse(row.process),
+    generation: JSON.parse(row.generation),
+  };
+}
+
+function evaluationOf(row: CurriculumEvaluationsTable): CurriculumEvaluation {
+  return {
+    after_episode: row.after_episode,
+    planned: row.planned,
+    passed: row.passed,
+    manifest_hash: row.manifest_hash,
+    tasks: JSON.parse(row.tasks),
+  };
+}
+
+function generationOf(record: TrialRecord, verifier: string): GenerationRecord {
+  const t = record.task;
+  return {
+    template: t?.generator?.template ?? "",
+    seed: record.spec.seed,
+    params: t?.params ?? {},
+    ranges: t?.generator?.ranges ?? {},
+    contentHash: t?.generator?.contentHash ?? "",
+    tags: t?.tags ?? [],
+    acceptance: {
+      verifier: record.verdict?.verifier ?? verifier,
+      checks: (record.verdict?.checks ?? []).map((c) => c.name),
+    },
+  };
+}
+
+/**
+ * Drives an agent through sampled episodes of the dynamic split: each episode samples a key (among the
+ * keys at their family's current difficulty), runs and records the trial, feeds the result and its
+ * process feedback to the sampler and the difficulty controller, and stores the episode (with a
+ * snapshot every `snapshotEvery`). Every `evalEvery` episodes the frozen regression split (and the
+ * held-out one) is run and stored with its manifest hash. Run again with the same id, it resumes: the
+ * latest snapshot is restored, the episodes after it are replayed (each must draw the key it drew
+ * before), so the same seed and history give the same next samples.
+ */
+export async function runCurriculum(
+  config: CurriculumRunConfig,
+  opts: CurriculumRunOptions,
+): Promise<CurriculumResult> {
+  const { gym } = opts;
+  const now = opts.now ?? (() => new Date());
+  const history = opts.history ?? new MemoryHistory();
+  const space = buildTaskSpace(config.split, gym);
+  const variants = new Map<string, JsonValue>();
+  for (const e of space.dynamic) if (e.variant !== undefined) variants.set(taskKeyId(e.key), e.variant);
+  const regression = regressionManifest(config.split, gym);
+  const heldout =
+    space.heldout.length || config.split.heldout.tasks.length
+      ? heldoutManifest(config.split, gym, space.heldout)
+      : undefined;
+  const frozen = new Set(
+    [...regression.tasks, ...(heldout?.tasks ?? [])].map((t) => `${taskKeyId(t.key)}#${t.seed}`),
+  );
+  const worlds = [...new Set(space.dynamic.map((e) => e.key.world))].map((w) => gym.world(w));
+  const resolved =
+    opts.agent ?? (await gym.resolveAgent(config.agent, { cwd: opts.cwd ?? process.cwd(), worlds }));
+  const horizon = config.horizon ? horizonSchedule(config.horizon) : undefined;
+
+  const createdAt = now().toISOString();
+  const run = await history.createRun(config.id, config as unknown as Record<string, unknown>, createdAt);
+  if (planned(run.config as unknown as CurriculumRunConfig) !== planned(config)) {
+    throw configError(
+      "curriculum_conflict",
+      `curriculum run ${config.id} exists with other settings; resume it as it is or choose another id`,
+    );
+  }
+  await history.setStatus(config.id, "running");
+  const experiment = {
+    config: { kind: "curriculum", ...(config as unknown as JsonObject) },
+    createdAt: run.createdAt,
+  };
+  const startStates: StartStates = new Map();
+  const runOptions = gym.runOptions();
+  const common = {
+    registry: runOptions.registry,
+    environment: runOptions.environment,
+    agent: resolved,
+    ...(opts.store ? { store: opts.store } : {}),
+    ...(opts.checkCleanStart === false ? {} : { startStates }),
+  };
+
+  // --- restore: the latest snapshot, then replay the episodes after it
+  const state = newState(config, space);
+  const rows = await history.episodes(config.id);
+  const done = rows.length;
+  rows.forEach((r, i) => {
+    if (r.idx !== i + 1)
+      throw internalError(
+        "curriculum_history_gap",
+        `curriculum run ${config.id}: episode ${i + 1} is missing from the history`,
+      );
+  });
+  const snap = await history.latestSnapshot(config.id, done);
+  if (snap) {
+    const s = snap.snapshot as CurriculumSnapshot;
+    state.sampler.restore(s.sampler);
+    if (state.controller && s.difficulty) state.controller.restore(s.difficulty);
+  }
+  for (const row of rows.slice(snap?.afterEpisode ?? 0)) {
+    const [key] = state.sampler.sample(1, { eligible: eligibleFor(state.controller) });
+    if (taskKeyId(key) !== row.task_key) {
+      throw internalError(
+        "curriculum_history_diverged",
+        `curriculum run ${config.id}: replaying episode ${row.idx} drew ${taskKeyId(key)}, the history says ${row.task_key}`,
+      );
+    }
+    feed(state, key, row.passed === 1, JSON.parse(row.process));
+  }
+
+  const evaluated = new Set(
+    (await history.evaluations(config.id)).map((e) => `${e.split}@${e.after_episode}`),
+  );
+  const evaluate = async (after: number) => {
+    const round = after / config.evalEvery;
+    for (const m of [regression, heldout].filter((x): x is TaskManifest => x !== undefined)) {
+      if (evaluated.has(`${m.split}@${after}`)) continue;
+      const specs = plannedSpecs(m.tasks, {
+        experimentId: `${config.id}/${m.split}`,
+        agent: resolved.ref,
+        budget: config.budget,
+        firstIndex: (round - 1) * m.tasks.length,
+        repeat: round,
+      });
+      const records = await runSpecs(specs, { ...common, experiment });
+      if (records.length < specs.length) return false;
+      const tasks = records.map((r, i) => ({
+        key: taskKeyId(m.tasks[i].key),
+        seed: m.tasks[i].seed,
+        trial: r.spec.id,
+        outcome: r.outcome,
+        passed: r.outcome === "passed",
+      }));
+      await history.saveEvaluation({
+        run_id: config.id,
+        after_episode: after,
+        split: m.split,
+        planned: specs.length,
+        passed: tasks.filter((t) => t.passed).length,
+        manifest_hash: m.hash,
+        tasks: JSON.stringify(tasks),
+      });
+      evaluated.add(`${m.split}@${after}`);
+    }
+    return true;
+  };
+
+  // an evaluation cut short by a kill is run now
+  for (let after = config.evalEvery; after <= done; after += config.evalEvery) await evaluate(after);
+
+  let ranNow = 0;
+  let interrupted = false;
+  for (let index = done + 1; index <= config.episodes; index++) {
+    if (opts.signal?.aborted) {
+      interrupted = true;
+      break;
+    }
+    const [key] = state.sampler.sample(1, { eligible: eligibleFor(state.controller) });
+    const id = taskKeyId(key);
+    const seed = episodeSeed(config.seed, index, key, frozen);
+    const budget = horizon ? { ...config.budget, maxSteps: horizon(index - 1) } : config.budget;
+    const variant = variants.get(id);
+    const [spec] = plannedSpecs([{ key, ...(variant !== undefined ? { variant } : {}), seed }], {
+      experimentId: config.id,
+      agent: resolved.ref,
+      budget,
+      firstIndex: index,
+    });
+    const [record] = await runSpecs([spec], { ...common, experiment });
+    const passed = record.outcome === "passed";
+    const process = summarizeProcess(record.initial, record.steps);
+    feed(state, key, passed, process);
+    const row: CurriculumEpisodesTable = {
+      run_id: config.id,
+      idx: index,
+      task_key: id,
+      world: key.world,
+      variant_id: key.variant ?? null,
+      family: key.family,
+      difficulty: key.difficulty,
+      split: "dynamic",
+      seed,
+      trial_id: spec.id,
+      outcome: record.outcome,
+      passed: passed ? 1 : 0,
+      process: JSON.stringify(process),
+      generation: JSON.stringify(generationOf(record, gym.world(key.world).verifier)),
+    };
+    const snapshotDue = index % config.snapshotEvery === 0 || index === config.episodes;
+    await history.saveEpisode(row, snapshotDue ? snapshotOf(state, index) : undefined);
+    ranNow++;
+    opts.onEpisode?.(episodeOf(row));
+    if (index % config.evalEvery === 0 && !(await evaluate(index))) {
+      interrupted = true;
+      break;
+    }
+  }
+  const finished = !interrupted && (await history.episodes(config.id)).length >= config.episodes;
+  await history.setStatus(config.id, finished ? "completed" : "interrupted");
+  const result = await readCurriculum(history, config.id);
+  return { ...result, snapshot: snapshotOf(state, result.episodes.length), ranNow, interrupted };
+}
+
+/** A stored run's summary (what `proving curriculum show` prints); `snapshot` is the latest stored one. */
+export async function readCurriculum(
+  history: CurriculumHistory,
+  id: string,
+): Promise<Omit<CurriculumResult, "ranNow" | "interrupted">> {
+  const run = await history.getRun(id);
+  if (!run)
+    throw configError(
+      "unknown_curriculum_run",
+      `no curriculum run ${id} in the store (start one with \`proving curriculum run --id ${id}\`)`,
+    );
+  const config = run.config as unknown as CurriculumRunConfig;
+  const episodes = (await history.episodes(id)).map(episodeOf);
+  const evaluations = await history.evaluations(id);
+  const snap = await history.latestSnapshot(id, Number.MAX_SAFE_INTEGER);
+  const regression = evaluations.filter((e) => e.split === "regression").map(evaluationOf);
+  return {
+    id,
+    strategy: config.strategy,
+    episodes,
+    regression,
+    heldout: evaluations.filter((e) => e.split === "heldout").map(evaluationOf),
+    manifest_hash: regression[0]?.manifest_hash ?? "",
+    snapshot: snap?.snapshot as CurriculumSnapshot,
+  };
+}

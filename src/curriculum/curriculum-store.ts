@@ -1,0 +1,269 @@
+import { mkdirSync, realpathSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { configError, errorMessage, ProvingError } from "../core/errors.ts";
+import { migrate } from "../store/migrations.ts";
+import type { StoreDatabase } from "../store/schema.ts";
+import { SQLITE_DIALECT, type StoreDialect, writeTransaction } from "../store/store-dialect.ts";
+import { acquireWriteLock, releaseWriteLock, type WriteLock } from "../store/write-lock.ts";
+import type {
+  CurriculumDatabase,
+  CurriculumEpisodesTable,
+  CurriculumEvaluationsTable,
+  CurriculumReviewsTable,
+  CurriculumTasksTable,
+} from "./store-tables.ts";
+
+export interface CurriculumRunRow {
+  id: string;
+  createdAt: string;
+  config: Record<string, unknown>;
+  status: string;
+}
+
+type Db = Kysely<CurriculumDatabase>;
+
+/**
+ * The curriculum's part of the store: runs, episodes, sampler snapshots, evaluations, the task cache
+ * and reviews. It lives in the same database as the trials (the `curriculum` migration) and writes
+ * through the same process-wide write lock as the Store on that file.
+ */
+export class CurriculumStore {
+  readonly #db: Db;
+  readonly #dialect: StoreDialect;
+  readonly #lock: WriteLock | undefined;
+  readonly #onClose: (() => void) | undefined;
+  #closed = false;
+
+  constructor(db: Db, dialect: StoreDialect, opts: { writeLock?: WriteLock; onClose?: () => void } = {}) {
+    this.#db = db;
+    this.#dialect = dialect;
+    this.#lock = opts.writeLock;
+    this.#onClose = opts.onClose;
+  }
+
+  #write<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    return writeTransaction(
+      this.#db as unknown as Kysely<StoreDatabase>,
+      this.#dialect,
+      (trx) => fn(trx as unknown as Db),
+      this.#lock,
+    );
+  }
+
+  async createRun(id: string, config: Record<string, unknown>, createdAt: string): Promise<CurriculumRunRow> {
+    const existing = await this.getRun(id);
+    if (existing) return existing;
+    await this.#write((trx) =>
+      trx
+        .insertInto("curriculum_runs")
+        .values({ id, created_at: createdAt, config: JSON.stringify(config), status: "running" })
+        .execute(),
+    );
+    return { id, createdAt, config, status: "running" };
+  }
+
+  async getRun(id: string): Promise<CurriculumRunRow | undefined> {
+    const row = await this.#db
+      .selectFrom("curriculum_runs")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row
+      ? { id: row.id, createdAt: row.created_at, config: JSON.parse(row.config), status: row.status }
+      : undefined;
+  }
+
+  async listRuns(): Promise<CurriculumRunRow[]> {
+    const rows = await this.#db.selectFrom("curriculum_runs").selectAll().orderBy("created_at").execute();
+    return rows.map((r) => ({
+      id: r.id,
+      createdAt: r.created_at,
+      config: JSON.parse(r.config),
+      status: r.status,
+    }));
+  }
+
+  async setStatus(id: string, status: string): Promise<void> {
+    await this.#write((trx) =>
+      trx.updateTable("curriculum_runs").set({ status }).where("id", "=", id).execute(),
+    );
+  }
+
+  /** Records one finished episode and, when given, the snapshot after it, in one transaction. */
+  async saveEpisode(row: CurriculumEpisodesTable, snapshot?: unknown): Promise<void> {
+    await this.#write(async (trx) => {
+      await trx
+        .deleteFrom("curriculum_episodes")
+        .where("run_id", "=", row.run_id)
+        .where("idx", "=", row.idx)
+        .execute();
+      await trx.insertInto("curriculum_episodes").values(row).execute();
+      if (snapshot !== undefined) {
+        await trx
+          .deleteFrom("curriculum_snapshots")
+          .where("run_id", "=", row.run_id)
+          .where("after_episode", "=", row.idx)
+          .execute();
+        await trx
+          .insertInto("curriculum_snapshots")
+          .values({ run_id: row.run_id, after_episode: row.idx, snapshot: JSON.stringify(snapshot) })
+          .execute();
+      }
+    });
+  }
+
+  async episodes(runId: string): Promise<CurriculumEpisodesTable[]> {
+    const rows = await this.#db
+      .selectFrom("curriculum_episodes")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .orderBy("idx")
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      seed: Number(r.seed),
+      difficulty: Number(r.difficulty),
+      idx: Number(r.idx),
+    }));
+  }
+
+  /** The latest snapshot at or before `episode` (0 when none). */
+  async latestSnapshot(
+    runId: string,
+    episode: number,
+  ): Promise<{ afterEpisode: number; snapshot: unknown } | undefined> {
+    const row = await this.#db
+      .selectFrom("curriculum_snapshots")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .where("after_episode", "<=", episode)
+      .orderBy("after_episode", "desc")
+      .executeTakeFirst();
+    return row ? { afterEpisode: Number(row.after_episode), snapshot: JSON.parse(row.snapshot) } : undefined;
+  }
+
+  async saveEvaluation(row: CurriculumEvaluationsTable): Promise<void> {
+    await this.#write(async (trx) => {
+      await trx
+        .deleteFrom("curriculum_evaluations")
+        .where("run_id", "=", row.run_id)
+        .where("after_episode", "=", row.after_episode)
+        .where("split", "=", row.split)
+        .execute();
+      await trx.insertInto("curriculum_evaluations").values(row).execute();
+    });
+  }
+
+  async evaluations(runId: string): Promise<CurriculumEvaluationsTable[]> {
+    const rows = await this.#db
+      .selectFrom("curriculum_evaluations")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .orderBy("after_episode")
+      .orderBy("split")
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      after_episode: Number(r.after_episode),
+      planned: Number(r.planned),
+      passed: Number(r.passed),
+    }));
+  }
+
+  async saveTasks(rows: readonly CurriculumTasksTable[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.#write(async (trx) => {
+      for (const row of rows) {
+        await trx
+          .deleteFrom("curriculum_tasks")
+          .where("run_id", "=", row.run_id)
+          .where("item_id", "=", row.item_id)
+          .execute();
+        await trx.insertInto("curriculum_tasks").values(row).execute();
+      }
+    });
+  }
+
+  async tasks(runId: string, status?: string): Promise<CurriculumTasksTable[]> {
+    let q = this.#db.selectFrom("curriculum_tasks").selectAll().where("run_id", "=", runId);
+    if (status) q = q.where("status", "=", status);
+    const rows = await q.orderBy("created_at").orderBy("item_id").execute();
+    return rows.map((r) => ({ ...r, seed: Number(r.seed) }));
+  }
+
+  async saveReview(row: CurriculumReviewsTable): Promise<void> {
+    await this.#write(async (trx) => {
+      await trx
+        .deleteFrom("curriculum_reviews")
+        .where("run_id", "=", row.run_id)
+        .where("item_id", "=", row.item_id)
+        .execute();
+      await trx.insertInto("curriculum_reviews").values(row).execute();
+    });
+  }
+
+  async reviews(runId: string): Promise<CurriculumReviewsTable[]> {
+    return this.#db
+      .selectFrom("curriculum_reviews")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .orderBy("item_id")
+      .execute();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#db.destroy();
+    this.#onClose?.();
+  }
+}
+
+/** A curriculum run that must exist; `unknown_curriculum_run` otherwise. */
+export async function requireRun(store: CurriculumStore, id: string): Promise<CurriculumRunRow> {
+  const run = await store.getRun(id);
+  if (!run)
+    throw configError(
+      "unknown_curriculum_run",
+      `no curriculum run ${id} in the store (start one with \`proving curriculum run --id ${id}\`)`,
+    );
+  return run;
+}
+
+/**
+ * Opens the curriculum tables of the SQLite store at `path` (migrating it like `openStore` does). Use
+ * beside a Store on the same file: writes share its process-wide write lock.
+ */
+export async function openCurriculumStore(path: string, busyTimeoutMs = 5000): Promise<CurriculumStore> {
+  let database: Database.Database | undefined;
+  try {
+    if (path !== ":memory:" && path !== "") mkdirSync(dirname(resolve(path)), { recursive: true });
+    database = new Database(path, { timeout: busyTimeoutMs });
+    database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = FULL");
+  } catch (err) {
+    database?.close();
+    throw new ProvingError("store_open_failed", `cannot open store ${path}: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+  const db = new Kysely<CurriculumDatabase>({ dialect: new SqliteDialect({ database }) });
+  const key = database.memory ? undefined : realpathSync(database.name);
+  const writeLock = key ? acquireWriteLock(key) : undefined;
+  try {
+    await migrate(db as unknown as Kysely<StoreDatabase>, SQLITE_DIALECT, {
+      ...(writeLock ? { writeLock } : {}),
+    });
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    if (key) releaseWriteLock(key);
+    throw err;
+  }
+  return new CurriculumStore(db, SQLITE_DIALECT, {
+    ...(writeLock ? { writeLock } : {}),
+    ...(key ? { onClose: () => releaseWriteLock(key) } : {}),
+  });
+}
