@@ -51,7 +51,15 @@ describe("the CLI on a Postgres store", { skip }, () => {
     assert.equal(exported.code, 0, exported.stderr);
     assert.equal(exported.stdout.trim().split("\n").length, 4);
 
-    const resume = await runCli(["resume", "pg-run", "--store", store, "--no-report", "--no-progress", "--json"]);
+    const resume = await runCli([
+      "resume",
+      "pg-run",
+      "--store",
+      store,
+      "--no-report",
+      "--no-progress",
+      "--json",
+    ]);
     assert.equal(resume.code, 0, resume.stderr);
   });
 });
