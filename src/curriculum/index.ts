@@ -55,6 +55,7 @@ export {
   type TaskManifest,
 } from "./regression-manifest.ts";
 export { type RunSpecsOptions, runSpecs } from "./run-specs.ts";
+export { runSplit, type SplitRunResult, splitTasks } from "./run-split.ts";
 export type { EpisodeResult, SampleOptions, Sampler, SamplerSnapshot } from "./sampler.ts";
 export {
   parseSplitFile,

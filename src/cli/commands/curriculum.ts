@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
+import { summarizeTrial } from "../../core/trial-summary.ts";
 import {
   type CurriculumResult,
   curriculumConfig,
@@ -10,7 +11,11 @@ import {
 import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
 import { defaultSplit } from "../../curriculum/default-split.ts";
 import { parseHorizon } from "../../curriculum/horizon-schedule.ts";
-import { parseSplitFile, type SplitFile } from "../../curriculum/split-file.ts";
+import { runSplit } from "../../curriculum/run-split.ts";
+import { parseSplitFile, type SplitFile, splitName } from "../../curriculum/split-file.ts";
+import type { Gym } from "../../gym/gym.ts";
+import { summarizeExperiment } from "../../report/summary.ts";
+import { renderTerminalReport } from "../../report/terminal.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { collect, intOption, printJson, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
@@ -215,4 +220,89 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
         await history.close();
       }
     });
+}
+
+/** The flags of `proving run --split NAME` it reads. */
+export interface SplitRunFlags {
+  split: string;
+  splits?: string;
+  agent?: string[];
+  world?: string[];
+  seed?: number;
+  trials?: number;
+  id?: string;
+  maxSteps?: number;
+  timeoutMs?: number;
+  store?: string;
+  json?: boolean;
+}
+
+/**
+ * `proving run --split NAME`: runs one split of the split file (`--splits FILE`, default the built-in
+ * default split of `--world`) for one agent, recorded as an experiment; prints the report, or `--json`
+ * `{experiment: {id, split, manifest_hash}, planned, outcomes, pass_rate, trials: [...]}`.
+ */
+export async function runSplitCommand(flags: SplitRunFlags, gym: Gym): Promise<string> {
+  const name = splitName(flags.split);
+  const split = flags.splits
+    ? readSplitFlag(flags.splits)
+    : defaultSplit((flags.world ?? ["device-support@1"]).map((w) => gym.world(w)));
+  if ((flags.agent?.length ?? 0) !== 1)
+    throw configError("bad_flag", "run --split takes exactly one --agent");
+  const worlds = [...new Set(split.dynamic.worlds)].map((w) => gym.world(w));
+  const agent = await gym.resolveAgent((flags.agent as string[])[0], { cwd: process.cwd(), worlds });
+  const experimentId =
+    flags.id ??
+    `split-${name}-${new Date()
+      .toISOString()
+      .replace(/[-:.TZ]/g, "")
+      .slice(0, 14)}`;
+  const first = flags.seed ?? 1;
+  const seeds = Array.from({ length: flags.trials ?? 1 }, (_, i) => first + i);
+  const budget = {
+    maxSteps: flags.maxSteps ?? 200,
+    maxVirtualSeconds: 86400,
+    wallTimeoutMs: flags.timeoutMs ?? 60000,
+  };
+  const interrupt = interruptOnSignals();
+  try {
+    const result = await withStore(flags.store, "write", (store) =>
+      runSplit(split, name, { gym, agent, experimentId, budget, seeds, store, signal: interrupt.signal }),
+    );
+    const trials = result.records.map(summarizeTrial);
+    const summary = summarizeExperiment(trials);
+    if (flags.json) {
+      printJson({
+        experiment: {
+          id: experimentId,
+          split: name,
+          split_file: split.name,
+          ...(result.manifestHash ? { manifest_hash: result.manifestHash } : {}),
+        },
+        planned: summary.planned,
+        outcomes: summary.outcomes,
+        pass_rate: summary.pass_rate,
+        violations: summary.violations,
+        trials: trials.map((t) => ({
+          id: t.trialId,
+          agent: t.agent,
+          world: t.world,
+          ...(t.variantId ? { variant: t.variantId } : {}),
+          family: t.family,
+          difficulty: t.difficulty,
+          seed: t.seed,
+          outcome: t.outcome,
+          passed: t.outcome === "passed",
+        })),
+      });
+    } else {
+      const head = result.manifestHash
+        ? `split ${name} of ${split.name}, manifest ${result.manifestHash}\n`
+        : `split ${name} of ${split.name}\n`;
+      process.stdout.write(`${head}${renderTerminalReport(experimentId, summary)}\n`);
+    }
+    return experimentId;
+  } finally {
+    interrupt.dispose();
+  }
 }

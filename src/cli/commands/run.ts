@@ -47,6 +47,9 @@ export interface RunFlags {
   remote?: string;
   /** Harness variants: JSON text or a JSON/YAML file (a variant, a list, or `{variants: [...]}`). */
   variant?: string[];
+  /** Run one split of a split file (`--splits FILE`): regression, dynamic or heldout. */
+  split?: string;
+  splits?: string;
   /** Redis URL: enqueue the trials for `proving worker`s instead of running them here. */
   queue?: string;
   /** With --queue: return once the trials are enqueued. */
@@ -180,9 +183,18 @@ export function registerRun(program: Command, gymSource: GymSource): void {
     .option(
       "--remote <url>",
       "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
-    );
+    )
+    .option("--split <name>", "run one split (regression, dynamic, heldout) of the split file for one agent")
+    .option("--splits <file>", "split file (YAML) for --split (default: the default split of --world)");
   runOutputOptions(run).action(async (file: string | undefined, flags: RunFlags) => {
     const gym = await gymSource();
+    if (flags.split) {
+      // the curriculum's splits: loaded only for --split
+      const { runSplitCommand } = await import("./curriculum.ts");
+      const id = await runSplitCommand({ ...flags, split: flags.split }, gym);
+      await writeRunReport(flags.store, id, flags.report, Boolean(flags.json));
+      return;
+    }
     const token = process.env.PROVING_REMOTE_TOKEN;
     const remote = flags.remote ? await connectRemoteWorld(flags.remote, token) : undefined;
     const config = experimentFromFlags(
