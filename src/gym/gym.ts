@@ -28,6 +28,11 @@ export interface GymParts {
   plugins?: readonly string[];
   /** The environment agent kinds read (API keys, base URLs). Default: none. Never in the description. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The provider-endpoint limiters (default: a fresh pool of this gym's own). A queue worker gives one
+   * that shares a global budget through Redis. Never in the description.
+   */
+  limiters?: LimiterPool;
 }
 
 /** The runner's injected dependencies, as the gym wires them. */
@@ -49,7 +54,7 @@ export class Gym {
   readonly harness: Harness;
   readonly agents: AgentResolver;
   readonly prices: PriceTable;
-  readonly limiters = new LimiterPool();
+  readonly limiters: LimiterPool;
   readonly plugins: readonly string[];
   readonly #env: Readonly<Record<string, string | undefined>>;
 
@@ -60,6 +65,7 @@ export class Gym {
     this.prices = new PriceTable(parts.prices ?? {});
     this.plugins = [...(parts.plugins ?? [])];
     this.#env = { ...(parts.env ?? {}) };
+    this.limiters = parts.limiters ?? new LimiterPool();
   }
 
   /** A world by `name@version`, or by bare name (its newest version). */

@@ -47,7 +47,11 @@ async function importPlugin(specifier: string, cwd: string): Promise<GymPlugin> 
  */
 export async function loadGym(
   description: unknown,
-  opts: { cwd?: string; env?: Readonly<Record<string, string | undefined>> } = {},
+  opts: {
+    cwd?: string;
+    env?: Readonly<Record<string, string | undefined>>;
+    limiters?: GymParts["limiters"];
+  } = {},
 ): Promise<Gym> {
   const desc = parseGymDescription(description);
   const cwd = opts.cwd ?? process.cwd();
@@ -90,5 +94,6 @@ export async function loadGym(
     prices: desc.prices,
     plugins: desc.plugins,
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.limiters ? { limiters: opts.limiters } : {}),
   });
 }

@@ -12,6 +12,7 @@ export {
 } from "./experiment-status.ts";
 export { type QueuedTrialResult, QueuedTrialRunner, type QueuedTrialRunnerOptions } from "./queued-trial.ts";
 export { type ReconcileResult, reconcileExperiment, reconcileRunning } from "./reconcile.ts";
+export { createRedisRateLimit, type RedisRateLimit, type RedisRateLimitOptions } from "./redis-rate-limit.ts";
 export {
   DEFAULT_ATTEMPTS,
   enqueueTrials,

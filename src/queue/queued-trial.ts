@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { LimiterPool } from "../agents/llm/limiter.ts";
 import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { TrialSpec } from "../core/contracts.ts";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
@@ -31,6 +32,8 @@ export interface QueuedTrialRunnerOptions {
   /** The environment the rebuilt gym's agent kinds read (API keys): the worker's, given by its entry point. */
   env: Readonly<Record<string, string | undefined>>;
   now?: () => Date;
+  /** The provider limiters of every gym this runner rebuilds (a pool sharing a Redis budget, say). */
+  limiters?: LimiterPool;
 }
 
 /**
@@ -110,7 +113,8 @@ export class QueuedTrialRunner {
         `experiment ${experimentId} has no stored gym description (was it run with --queue?)`,
       );
     }
-    const gym = await loadGym(description, { cwd, env });
+    const limiters = this.#opts.limiters;
+    const gym = await loadGym(description, { cwd, env, ...(limiters ? { limiters } : {}) });
     const config = parseExperiment({ ...experiment.config, id: experimentId });
     const opts = gym.runOptions();
     const agents = await resolveAgents(config, opts.registry, opts.resolveAgent, cwd);

@@ -7,13 +7,17 @@
  */
 import os from "node:os";
 import type { SandboxedJob } from "bullmq";
+import { LimiterPool } from "../agents/llm/limiter.ts";
 import { openStore } from "../store/open-store.ts";
 import { type QueuedTrialResult, QueuedTrialRunner } from "./queued-trial.ts";
+import { createRedisRateLimit, type RedisRateLimitOptions } from "./redis-rate-limit.ts";
 import type { TrialJobData } from "./trial-queue.ts";
 
 export const STORE_ENV = "PROVING_QUEUE_STORE";
 export const WORKER_ENV = "PROVING_QUEUE_WORKER";
 export const CWD_ENV = "PROVING_QUEUE_CWD";
+/** JSON `{url, requestsPerWindow, tokensPerWindow, windowMs}`: the global LLM budget through Redis. */
+export const LLM_LIMIT_ENV = "PROVING_QUEUE_LLM_LIMIT";
 
 let runner: Promise<QueuedTrialRunner> | undefined;
 
@@ -22,15 +26,22 @@ function getRunner(): Promise<QueuedTrialRunner> {
     const env = process.env;
     const storeUrl = env[STORE_ENV];
     if (!storeUrl) throw new Error(`sandboxed trial processor: ${STORE_ENV} is not set`);
-    runner = openStore(storeUrl, { maxConnections: 2 }).then(
-      (store) =>
-        new QueuedTrialRunner({
-          store,
-          worker: env[WORKER_ENV] ?? `${os.hostname()}:${process.ppid}`,
-          cwd: env[CWD_ENV] ?? process.cwd(),
-          env,
-        }),
-    );
+    runner = (async () => {
+      const store = await openStore(storeUrl, { maxConnections: 2 });
+      const limit = env[LLM_LIMIT_ENV]
+        ? (JSON.parse(env[LLM_LIMIT_ENV]!) as { url: string } & RedisRateLimitOptions)
+        : undefined;
+      const limiters = limit
+        ? new LimiterPool({ shared: await createRedisRateLimit(limit.url, limit) })
+        : undefined;
+      return new QueuedTrialRunner({
+        store,
+        worker: env[WORKER_ENV] ?? `${os.hostname()}:${process.ppid}`,
+        cwd: env[CWD_ENV] ?? process.cwd(),
+        env,
+        ...(limiters ? { limiters } : {}),
+      });
+    })();
     runner.catch(() => {
       runner = undefined;
     });

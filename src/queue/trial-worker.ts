@@ -7,7 +7,8 @@ import { unranRecord } from "../runner/trial-record.ts";
 import type { Store } from "../store/store.ts";
 import { redisConnection } from "./connection.ts";
 import { reconcileRunning } from "./reconcile.ts";
-import { CWD_ENV, STORE_ENV, WORKER_ENV } from "./sandboxed-processor.ts";
+import type { RedisRateLimitOptions } from "./redis-rate-limit.ts";
+import { CWD_ENV, LLM_LIMIT_ENV, STORE_ENV, WORKER_ENV } from "./sandboxed-processor.ts";
 import { DEFAULT_ATTEMPTS, openTrialQueue, TRIAL_QUEUE, type TrialJobData } from "./trial-queue.ts";
 
 export interface TrialWorkerOptions {
@@ -29,6 +30,8 @@ export interface TrialWorkerOptions {
   /** The environment of the trial processes (their gyms' API keys). */
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /** A global LLM budget per provider endpoint, shared by every worker through this queue's Redis. */
+  llmLimit?: RedisRateLimitOptions;
   /** Called on each finished or failed job (logging). */
   onEvent?: (event: TrialWorkerEvent) => void;
 }
@@ -82,6 +85,9 @@ export async function startTrialWorker(opts: TrialWorkerOptions): Promise<TrialW
         [STORE_ENV]: opts.storeUrl,
         [WORKER_ENV]: name,
         [CWD_ENV]: opts.cwd ?? process.cwd(),
+        ...(opts.llmLimit
+          ? { [LLM_LIMIT_ENV]: JSON.stringify({ url: opts.queueUrl, ...opts.llmLimit }) }
+          : {}),
       } as NodeJS.ProcessEnv,
     },
   });

@@ -26,9 +26,24 @@ export interface LimiterSnapshot {
   successes: number;
 }
 
+/**
+ * A budget one endpoint's limiters share across processes (every worker of a deployment): requests
+ * and tokens per window, and a common back-off after a throttle. `LimiterPool` consults it around
+ * each request; the Redis one is `createRedisRateLimit` (`src/queue`). Its failures never fail a call.
+ */
+export interface SharedRateLimit {
+  /** Resolves when the endpoint's shared budget admits one more request now (counted). */
+  admit(key: string, signal?: AbortSignal): Promise<void>;
+  /** Counts a finished request's tokens against the shared token budget. */
+  spend(key: string, tokens: number): Promise<void>;
+  /** The provider throttled: every process holds back this endpoint for a while. */
+  throttled(key: string): Promise<void>;
+}
+
 /** Returned by `acquire`: report how the request went, exactly once. */
 export interface LimiterPermit {
-  success(): void;
+  /** `tokens`: what the request used, counted against a shared token budget. */
+  success(usage?: { tokens?: number }): void;
   /** The provider said slow down (429/503/529). */
   throttled(): void;
   /** Any other ending (error, abort): frees the slot without a signal. */
@@ -48,7 +63,10 @@ export class AimdLimiter {
   private slowStart = true;
   private stats = { throttles: 0, decreases: 0, successes: 0 };
 
-  constructor(options: LimiterOptions = {}) {
+  private readonly shared: { key: string; limit: SharedRateLimit } | undefined;
+
+  constructor(options: LimiterOptions = {}, shared?: { key: string; limit: SharedRateLimit }) {
+    this.shared = shared;
     this.min = Math.max(1, options.min ?? 1);
     this.max = Math.max(this.min, options.max ?? 256);
     this.limitValue = Math.min(this.max, Math.max(this.min, options.initial ?? 8));
@@ -88,6 +106,19 @@ export class AimdLimiter {
         signal?.addEventListener("abort", onAbort, { once: true });
       });
     }
+    if (this.shared) {
+      try {
+        await this.shared.limit.admit(this.shared.key, signal);
+      } catch (err) {
+        if (signal?.aborted) {
+          this.inFlight--;
+          this.wake();
+          throw signal.reason;
+        }
+        // an unreachable shared budget degrades to this process's own limit (the slot is kept)
+        void err;
+      }
+    }
     const seq = ++this.started;
     // only a limit that is actually used may grow (else an idle period inflates it into a storm):
     // at least half of it in flight when this request started or ended
@@ -102,9 +133,16 @@ export class AimdLimiter {
       else if (outcome === "throttled") this.onThrottle(seq);
       this.wake();
     };
+    const shared = this.shared;
     return {
-      success: () => finish("success"),
-      throttled: () => finish("throttled"),
+      success: (usage) => {
+        if (shared && usage?.tokens) shared.limit.spend(shared.key, usage.tokens).catch(() => undefined);
+        finish("success");
+      },
+      throttled: () => {
+        if (shared) shared.limit.throttled(shared.key).catch(() => undefined);
+        finish("throttled");
+      },
       release: () => finish("none"),
     };
   }
@@ -138,12 +176,18 @@ export class AimdLimiter {
  */
 export class LimiterPool {
   readonly #limiters = new Map<string, AimdLimiter>();
+  readonly #shared: SharedRateLimit | undefined;
+
+  /** With `shared`, every endpoint's limiter also draws on that cross-process budget. */
+  constructor(opts: { shared?: SharedRateLimit } = {}) {
+    this.#shared = opts.shared;
+  }
 
   /** The endpoint's limiter (created with `options` on first use). */
   get(key: string, options: LimiterOptions = {}): AimdLimiter {
     let limiter = this.#limiters.get(key);
     if (!limiter) {
-      limiter = new AimdLimiter(options);
+      limiter = new AimdLimiter(options, this.#shared && { key, limit: this.#shared });
       this.#limiters.set(key, limiter);
     }
     return limiter;

@@ -148,7 +148,8 @@ export class ModelCaller {
           ...(c.seed !== undefined ? { seed: c.seed } : {}),
         });
         const latencyMs = performance.now() - started;
-        permit.success();
+        const used = (result.usage.inputTokens.total ?? 0) + (result.usage.outputTokens.total ?? 0);
+        permit.success({ tokens: Number.isFinite(used) ? used : 0 });
         const reply = normalize(result, request.tools, this.config.model);
         if (key && this.deps.cache) await this.deps.cache.put(key, reply as unknown as JsonObject);
         return {

@@ -10,6 +10,8 @@ interface WorkerFlags {
   reconcileMs?: number;
   drainMs?: number;
   quiet?: boolean;
+  llmRpm?: number;
+  llmTpm?: number;
 }
 
 /**
@@ -43,6 +45,16 @@ export function registerWorker(program: Command): void {
       "on SIGTERM, wait this long for in-flight trials (default 60000)",
       intOption("--drain-ms"),
     )
+    .option(
+      "--llm-rpm <n>",
+      "global requests per minute per LLM endpoint, shared by all workers through Redis",
+      intOption("--llm-rpm"),
+    )
+    .option(
+      "--llm-tpm <n>",
+      "global tokens per minute per LLM endpoint, shared by all workers through Redis",
+      intOption("--llm-tpm"),
+    )
     .option("--quiet", "no per-trial log lines on stderr")
     .action(async (flags: WorkerFlags) => {
       const { startTrialWorker } = await import("../../queue/trial-worker.ts");
@@ -62,6 +74,9 @@ export function registerWorker(program: Command): void {
         ...(flags.name !== undefined ? { name: flags.name } : {}),
         ...(flags.lockMs !== undefined ? { lockMs: flags.lockMs } : {}),
         ...(flags.reconcileMs !== undefined ? { reconcileMs: flags.reconcileMs } : {}),
+        ...(flags.llmRpm || flags.llmTpm
+          ? { llmLimit: { requestsPerWindow: flags.llmRpm ?? 0, tokensPerWindow: flags.llmTpm ?? 0 } }
+          : {}),
         onEvent: (e) => {
           if (e.kind === "completed") log(`${e.trialId} ${JSON.stringify(e.result)}`);
           else if (e.kind === "failed")
