@@ -45,6 +45,8 @@ export async function bareEpisode(i: number): Promise<number> {
   const env = WORLD.create();
   let observation = await env.reset({ task, seed: s.seed, episodeId: s.id });
   const session = await agent().start({
+    episodeId: s.id,
+    samplingSeed: 0,
     trialId: s.id,
     world: s.world,
     taskId: task.id,

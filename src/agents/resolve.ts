@@ -3,6 +3,7 @@ import type { Agent, AgentRef } from "../core/contracts.ts";
 import { configError, errorMessage } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { importAgentModule } from "./import-module.ts";
+import { isolatedModuleAgent, type ModuleAgentLimits, probeAgentModule } from "./isolated-module-agent.ts";
 import type { LimiterPool } from "./llm/limiter.ts";
 import type { PriceTable } from "./llm/prices.ts";
 
@@ -113,32 +114,61 @@ function scriptedAgent(name: string, ctx: ResolveContext): ResolvedAgent {
   };
 }
 
-/** Loads an ES module whose default export is an Agent `{id, start(episode) → {act(obs) → Promise<Action>}}`. */
-export async function loadModuleAgent(file: string, cwd: string): Promise<ResolvedAgent> {
+/** How `loadModuleAgent` runs the module. */
+export interface ModuleAgentOptions extends ModuleAgentLimits {
+  /**
+   * Run the module on the caller's thread (trusted code: tests, benchmarks' baseline). Default:
+   * isolated, one worker thread per episode (`isolatedModuleAgent`).
+   */
+  inProcess?: boolean;
+}
+
+/**
+ * Loads an ES module whose default export is an Agent `{id, start(episode) → {act(obs) → Promise<Action>}}`.
+ * The module is checked (and its `id` read) in a throwaway worker thread, and, unless `inProcess`,
+ * each episode plays in a fresh one: the module's code never runs on the runner's thread.
+ */
+export async function loadModuleAgent(
+  file: string,
+  cwd: string,
+  options: ModuleAgentOptions = {},
+): Promise<ResolvedAgent> {
   const full = path.resolve(cwd, file);
+  const rel = path.relative(cwd, full) || file;
+  const spec = rel.startsWith(".") || path.isAbsolute(rel) ? rel : `./${rel}`;
+  if (options.inProcess) return inProcessModuleAgent(file, full, spec);
+  const probe = await probeAgentModule(full, options);
+  if (!probe.ok) throw moduleError(file, probe.problem, probe.message);
+  const id = probe.id.length > 0 ? probe.id : path.basename(file);
+  const agent = isolatedModuleAgent(id, full, options);
+  return { ref: { id, kind: "module", spec }, forWorld: () => agent };
+}
+
+function moduleError(file: string, problem: "no_default" | "not_agent" | "load_failed", message: string) {
+  if (problem === "no_default")
+    return configError(
+      "bad_agent_module",
+      `agent module ${file} has no default export (export default {id, start})`,
+    );
+  if (problem === "not_agent")
+    return configError(
+      "bad_agent_module",
+      `agent module ${file}: the default export must be an object with start(episode)`,
+    );
+  return configError("bad_agent_module", `cannot load agent module ${file}: ${message}`);
+}
+
+async function inProcessModuleAgent(file: string, full: string, spec: string): Promise<ResolvedAgent> {
   let mod: Record<string, unknown>;
   try {
     mod = await importAgentModule(full);
   } catch (err) {
-    throw configError("bad_agent_module", `cannot load agent module ${file}: ${errorMessage(err)}`);
+    throw moduleError(file, "load_failed", errorMessage(err));
   }
   const agent = mod.default as Partial<Agent> | undefined;
-  if (agent === undefined || agent === null) {
-    throw configError(
-      "bad_agent_module",
-      `agent module ${file} has no default export (export default {id, start})`,
-    );
-  }
-  if (typeof agent !== "object" || typeof agent.start !== "function") {
-    throw configError(
-      "bad_agent_module",
-      `agent module ${file}: the default export must be an object with start(episode)`,
-    );
-  }
+  if (agent === undefined || agent === null) throw moduleError(file, "no_default", "");
+  if (typeof agent !== "object" || typeof agent.start !== "function")
+    throw moduleError(file, "not_agent", "");
   const id = typeof agent.id === "string" && agent.id.length > 0 ? agent.id : path.basename(file);
-  const rel = path.relative(cwd, full) || file;
-  return {
-    ref: { id, kind: "module", spec: rel.startsWith(".") || path.isAbsolute(rel) ? rel : `./${rel}` },
-    forWorld: () => agent as Agent,
-  };
+  return { ref: { id, kind: "module", spec }, forWorld: () => agent as Agent };
 }

@@ -236,13 +236,25 @@ export interface Environment {
 
 // ---------------------------------------------------------------- agents
 
+/**
+ * What an agent is told when its episode starts: only what a deployed agent would see. No task id,
+ * family, difficulty or seed (from those the hidden start state can be regenerated), no trial id (the
+ * store's key). The runner hands every agent its own copy.
+ */
 export interface EpisodeInfo {
-  trialId: string;
+  /** Opaque id of this episode (for the agent's logs): derived one-way from the trial and a secret of the run. */
+  episodeId: string;
   world: string;
-  taskId: string;
   instruction: string;
   tools: ToolDescriptor[];
-  seed: number;
+  /** A seed for the agent's own randomness: derived like `episodeId`, it reveals nothing of the task's seed. */
+  samplingSeed: number;
+  /** @deprecated never set by the runner (it named the task); kept so older callers still compile. */
+  trialId?: string;
+  /** @deprecated never set by the runner (it named the task's family, difficulty and seed). */
+  taskId?: string;
+  /** @deprecated never set by the runner (the task's seed regenerates its hidden params). */
+  seed?: number;
 }
 
 export interface AgentSession {

@@ -4,6 +4,8 @@ import { TrialEnd } from "./outcome.ts";
 /** setTimeout fires at once for delays past 2^31 − 1 ms; longer deadlines are simply not armed. */
 const MAX_TIMER_MS = 2_147_483_647;
 
+const noop = (): void => {};
+
 interface Pending {
   reject: (err: TrialEnd) => void;
   what: string | (() => string);
@@ -41,10 +43,15 @@ export class Deadline {
    */
   guard<T>(work: Promise<T>, what: string | (() => string)): Promise<T> {
     const left = this.#at - performance.now();
-    if (left <= 0)
+    if (left <= 0) {
+      // the work started but its synchronous part outlasted the deadline (a first act() that spins):
+      // from now on it is fired, and whatever the work ends with later is nobody's unhandled rejection
+      this.#fired = true;
+      work.then(noop, noop);
       return Promise.reject(
         new TrialEnd("timeout", `wall-clock timeout before ${typeof what === "string" ? what : what()}`),
       );
+    }
     if (left > MAX_TIMER_MS) return work;
     this.#timer ??= setTimeout(() => this.#fire(), left);
     return new Promise<T>((resolve, reject) => {

@@ -9,6 +9,7 @@ import type {
 import { toAction } from "./agent-action.ts";
 import { chargeUsage, exhaustedBudget } from "./budget.ts";
 import type { Deadline } from "./deadline.ts";
+import { agentCopy } from "./episode-info.ts";
 import { classify, TrialEnd, verdictOutcome, verdictReason } from "./outcome.ts";
 import type { TrialState } from "./trial-state.ts";
 
@@ -42,7 +43,7 @@ export function runStepLoop(
       during = "act()";
       let returned: AgentAction;
       try {
-        returned = await session.act(observation);
+        returned = await session.act(agentCopy(observation));
       } catch (err) {
         if (deadline.fired) return;
         throw classify(err, "agent");

@@ -19,11 +19,12 @@ export async function finishTrial(t: TrialState, startedAt: string, t0: number):
     try {
       const last =
         steps.length > 0 && !steps[steps.length - 1].setup ? steps[steps.length - 1].observation : undefined;
+      // copies: what the agent does to them changes nothing in the record
       await session.end({
         trialId: spec.id,
         outcome,
-        ...(verdict ? { verdict } : {}),
-        ...(last ? { last } : {}),
+        ...(verdict ? { verdict: structuredClone(verdict) } : {}),
+        ...(last ? { last: structuredClone(last) } : {}),
       });
     } catch {
       // an agent's cleanup failure does not change what happened in the trial

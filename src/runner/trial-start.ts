@@ -11,6 +11,7 @@ import { bareWorld } from "../core/environment-factory.ts";
 import { ProvingError } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { safeStateHash } from "./clean-start.ts";
+import { episodeInfo } from "./episode-info.ts";
 import { classify, TrialEnd } from "./outcome.ts";
 import type { TrialDeps } from "./trial-deps.ts";
 import type { TrialState } from "./trial-state.ts";
@@ -90,7 +91,10 @@ export function recordSetupSteps(env: Environment, steps: StepRecord[]): void {
   }
 }
 
-/** Starts the agent's session on the episode (what a deployed agent would see), under the deadline. */
+/**
+ * Starts the agent's session on the episode, under the deadline: the agent is told only what a
+ * deployed agent would see (`episodeInfo`: no task id, family, difficulty, seed or trial id).
+ */
 export async function startAgent(
   agent: Agent,
   spec: TrialSpec,
@@ -98,19 +102,7 @@ export async function startAgent(
   guard: Guard,
 ): Promise<AgentSession> {
   try {
-    return await guard(
-      Promise.resolve(
-        agent.start({
-          trialId: spec.id,
-          world: spec.world,
-          taskId: world.task.id,
-          instruction: world.task.instruction,
-          tools: world.env.spec.tools,
-          seed: spec.seed,
-        }),
-      ),
-      "agent start",
-    );
+    return await guard(Promise.resolve(agent.start(episodeInfo(spec, world.task, world.env))), "agent start");
   } catch (err) {
     throw classify(err, "agent");
   }

@@ -1,15 +1,20 @@
 /** External agents acting through MCP (`cmd:COMMAND`), through whole episodes. */
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { TrialRecord } from "../../src/core/contracts.ts";
 import { outcomesOf, runWithRecords } from "./llm-support.ts";
 
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "mcp-policy.ts");
-const cmd = (...args: string[]) => `cmd:node --import tsx ${JSON.stringify(fixture)} ${args.join(" ")}`;
+// these tests are about the protocol, run unsandboxed (test/agents/cmd-sandbox.test.ts covers the
+// sandbox); the program starts in a private directory, so tsx is named by its absolute URL
+process.env.PROVING_AGENT_SANDBOX = "off";
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const cmd = (...args: string[]) => `cmd:node --import ${TSX} ${JSON.stringify(fixture)} ${args.join(" ")}`;
 
 interface Written {
   pid: number;

@@ -60,6 +60,8 @@ async function finalState(world: string, family: string, policy: string): Promis
   const task = def.generateTask({ family, difficulty: 3, seed: 11 });
   let obs = await env.reset({ task, seed: 11 });
   const session = await (def.policies[policy] as Agent).start({
+    episodeId: "t",
+    samplingSeed: 0,
     trialId: "t",
     world,
     taskId: task.id,

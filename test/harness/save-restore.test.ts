@@ -28,6 +28,8 @@ async function actions(env: Environment, family: string): Promise<Action[]> {
   const task = harness.registry.world("order-ops@1").generateTask({ family, difficulty: 3, seed: 5 });
   let obs = await env.reset({ task, seed: 5, episodeId: "e" });
   const session = ORDER_OPS_POLICIES.careful.start({
+    episodeId: "t",
+    samplingSeed: 0,
     trialId: "t",
     world: "order-ops@1",
     taskId: task.id,

@@ -31,12 +31,21 @@ const cautious = world.policies.cautious;
 
 type Misbehaviour = "hang" | "garbage" | "loop" | "none";
 
+/** The family of each device-support task (d1–d5, seeds 0–15) by its instruction (instructions differ per task). */
+const FAMILY_BY_INSTRUCTION = new Map<string, string>();
+for (const f of world.families)
+  for (const difficulty of f.difficulties)
+    for (let seed = 0; seed < 16; seed++)
+      FAMILY_BY_INSTRUCTION.set(world.generateTask({ family: f.name, difficulty, seed }).instruction, f.name);
+const familyOf = (instruction: string): string => FAMILY_BY_INSTRUCTION.get(instruction) ?? "";
+
 /** The known-good policy, except on the families given, where it misbehaves. */
 function agentThat(id: string, misbehave: Record<string, Misbehaviour>): ResolvedAgent {
   const agent: Agent = {
     id,
     async start(ep) {
-      const family = ep.taskId.split("/")[1];
+      // the runner tells no agent its task's family: this test agent finds it from the instruction
+      const family = familyOf(ep.instruction);
       const how = misbehave[family] ?? "none";
       const inner = await cautious.start(ep);
       return {

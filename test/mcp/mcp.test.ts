@@ -32,6 +32,8 @@ async function call(client: Client, name: string, args: JsonObject) {
 async function playOverMcp(client: Client, policy: string, caseId: string, instruction: string) {
   const listed = await client.listTools();
   const session = await deviceSupport.policies[policy].start({
+    episodeId: "mcp",
+    samplingSeed: 0,
     trialId: "mcp",
     world: deviceSupport.id,
     taskId: "",

@@ -293,7 +293,7 @@ describe("runTrial bookkeeping", () => {
     assert.deepStrictEqual(ended[0].verdict, r.verdict);
   });
 
-  test("the agent's callId and the episode info are passed through", async () => {
+  test("the agent's callId is passed through; the episode info hides the task (no task id, seed or trial id)", async () => {
     let info: unknown;
     const a: Agent = {
       id: "c",
@@ -306,14 +306,15 @@ describe("runTrial bookkeeping", () => {
     const r = await runTrial(spec, { world, agent: a });
     assert.equal(r.steps[0].action.callId, "mine-1");
     assert.deepEqual(Object.keys(info as object).sort(), [
+      "episodeId",
       "instruction",
-      "seed",
-      "taskId",
+      "samplingSeed",
       "tools",
-      "trialId",
       "world",
     ]);
-    assert.equal((info as { seed: number }).seed, 5);
+    const text = JSON.stringify(info);
+    assert.ok(!text.includes(r.task.id) && !text.includes(spec.id), text);
+    assert.notEqual((info as { samplingSeed: number }).samplingSeed, 5);
     assert.deepEqual(
       (info as { tools: { name: string }[] }).tools.map((t) => t.name),
       ["peek", "add", "wait", "finish"],

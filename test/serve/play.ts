@@ -13,12 +13,11 @@ export async function playPolicy(
   if (!agent) throw new Error(`no policy ${policy}`);
   const obs0 = first.observation as TaskObservation;
   const session = await agent.start({
-    trialId: "test",
+    episodeId: String(first.metadata.episode_id ?? "test"),
     world: deviceSupport.id,
-    taskId: String(first.metadata.task_id),
     instruction: obs0.instruction,
     tools: obs0.tools,
-    seed: Number(first.metadata.seed),
+    samplingSeed: 0,
   });
   let current = first;
   const steps: StepEnvelope[] = [];

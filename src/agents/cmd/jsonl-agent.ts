@@ -3,7 +3,7 @@
  * JSON-lines protocol documented in jsonl-protocol.ts (observations in on stdin, one action out per
  * line on stdout). `cmd:COMMAND` (mcp-agent.ts) is the same idea over MCP.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import type {
   Agent,
@@ -16,14 +16,16 @@ import type {
 import { configError, ProvingError } from "../../core/errors.ts";
 import type { ResolvedAgent } from "../resolve.ts";
 import { CMD_JSONL_PROTOCOL, type GymLine } from "./jsonl-protocol.ts";
+import {
+  cleanUpProgram,
+  type Program,
+  type ProgramOptions,
+  programSettings,
+  startProgram,
+} from "./program.ts";
+import { chooseSandbox } from "./sandbox.ts";
 
-export interface CmdJsonlAgentOptions {
-  command: string;
-  cwd: string;
-  /** The environment the child starts from: the gym's (default: this process's). */
-  baseEnv?: Readonly<Record<string, string | undefined>>;
-  /** Extra environment for the child (on top of `baseEnv`). */
-  env?: Record<string, string>;
+export interface CmdJsonlAgentOptions extends ProgramOptions {
   /** How long the child may take to exit after `end` before SIGTERM (default 2000 ms). */
   graceMs?: number;
 }
@@ -32,6 +34,7 @@ const STDERR_TAIL = 2000;
 
 class CmdJsonlSession implements AgentSession {
   private readonly child: ChildProcess;
+  private readonly program: Program;
   private readonly lines: string[] = [];
   private waiting: { resolve: (line: string) => void; reject: (err: Error) => void } | undefined;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -43,21 +46,12 @@ class CmdJsonlSession implements AgentSession {
     private readonly options: CmdJsonlAgentOptions,
     private readonly episode: EpisodeInfo,
   ) {
-    this.child = spawn(options.command, {
-      shell: true,
-      cwd: options.cwd,
-      detached: process.platform !== "win32",
-      stdio: ["pipe", "pipe", "pipe"],
-      env: {
-        ...(options.baseEnv ?? process.env),
-        ...options.env,
-        PROVING_PROTOCOL: CMD_JSONL_PROTOCOL,
-        PROVING_TRIAL_ID: episode.trialId,
-        PROVING_WORLD: episode.world,
-        PROVING_TASK_ID: episode.taskId,
-        PROVING_SEED: String(episode.seed),
-      },
-    });
+    this.program = startProgram(options, episode, { PROVING_PROTOCOL: CMD_JSONL_PROTOCOL }, [
+      "pipe",
+      "pipe",
+      "pipe",
+    ]);
+    this.child = this.program.child;
     this.child.stdin?.on("error", () => {
       // EPIPE when the child is gone: reported through its exit
     });
@@ -122,8 +116,8 @@ class CmdJsonlSession implements AgentSession {
 
   async act(observation: Observation): Promise<AgentAction> {
     if (observation.kind === "task") {
-      const { trialId, world, taskId, seed } = this.episode;
-      this.send({ ...observation, episode: { trialId, world, taskId, seed } });
+      const { episodeId, world, samplingSeed } = this.episode;
+      this.send({ ...observation, episode: { episodeId, world, samplingSeed } });
     } else this.send(observation);
     const line = await this.nextLine();
     let value: unknown;
@@ -142,6 +136,14 @@ class CmdJsonlSession implements AgentSession {
   }
 
   async end(record: TrialRecordSummary): Promise<void> {
+    try {
+      await this.finish(record);
+    } finally {
+      cleanUpProgram(this.program);
+    }
+  }
+
+  private async finish(record: TrialRecordSummary): Promise<void> {
     this.send({
       kind: "end",
       outcome: record.outcome,
@@ -183,7 +185,11 @@ export function createCmdJsonlAgent(options: CmdJsonlAgentOptions): Agent {
   };
 }
 
-/** `cmd-jsonl:COMMAND` → an agent that runs COMMAND (through the shell) once per episode. */
+/**
+ * `cmd-jsonl:COMMAND` → an agent that runs COMMAND (through the shell) once per episode: sandboxed
+ * with bwrap where available (`PROVING_AGENT_SANDBOX`), an allowlisted environment (`PROVING_AGENT_ENV`
+ * adds names), an empty private working directory (see `startProgram`).
+ */
 export function resolveCmdJsonlAgent(
   rest: string,
   spec: string,
@@ -193,9 +199,29 @@ export function resolveCmdJsonlAgent(
   const command = rest.trim();
   if (command === "")
     throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd-jsonl:"python my_agent.py"`);
-  const agent = createCmdJsonlAgent({ command, cwd, ...(baseEnv ? { baseEnv } : {}) });
+  const settings = programSettings(baseEnv ?? {});
+  const bwrap = chooseSandbox(settings.sandbox, (baseEnv ?? process.env).PATH, spec);
+  const agent = createCmdJsonlAgent({
+    command,
+    cwd,
+    ...(baseEnv ? { baseEnv } : {}),
+    passEnv: settings.passEnv,
+    readOnly: settings.readOnly,
+    ...(bwrap ? { bwrap } : {}),
+  });
   return {
-    ref: { id: agent.id, kind: "cmd-jsonl", spec, config: { command, cwd, protocol: CMD_JSONL_PROTOCOL } },
+    ref: {
+      id: agent.id,
+      kind: "cmd-jsonl",
+      spec,
+      config: {
+        command,
+        cwd,
+        protocol: CMD_JSONL_PROTOCOL,
+        sandbox: bwrap ? "bwrap" : "none",
+        passEnv: settings.passEnv,
+      },
+    },
     forWorld: () => agent,
   };
 }

@@ -2,12 +2,13 @@
  * The stdio JSON-lines protocol of external agents (`--agent cmd-jsonl:"python my_agent.py"`), version 1.
  * (`cmd:COMMAND` speaks MCP instead: see mcp-protocol.ts. This one needs no MCP client library.)
  *
- * The gym starts the command once per episode (through the shell, in the run's working directory,
- * with PROVING_PROTOCOL=jsonl/1, PROVING_TRIAL_ID, PROVING_WORLD, PROVING_TASK_ID, PROVING_SEED set).
+ * The gym starts the command once per episode (through the shell, in an empty private working directory,
+ * with PROVING_PROTOCOL=jsonl/1, PROVING_EPISODE_ID, PROVING_WORLD, PROVING_SAMPLING_SEED and
+ * PROVING_INSTRUCTION set; never the task id, family or seed), sandboxed (program.ts, sandbox.ts).
  *
  * gym → agent (stdin), one JSON object per line:
  *   {"kind":"task","instruction":"...","context":{...},"tools":[{name,description,input_schema}],
- *    "episode":{"trialId":"...","world":"device-support@1","taskId":"...","seed":1}}
+ *    "episode":{"episodeId":"ep-...","world":"device-support@1","samplingSeed":123}}
  *   {"kind":"tool_result","tool":"get_case","callId":"call-0","result":{"ok":true,...},"now":12}
  *   {"kind":"end","outcome":"passed","verdict":{...}}        (last line; then stdin closes)
  *
@@ -26,7 +27,7 @@ export const CMD_JSONL_PROTOCOL = "jsonl/1";
 
 export type GymLine =
   | (Extract<Observation, { kind: "task" }> & {
-      episode: Pick<EpisodeInfo, "trialId" | "world" | "taskId" | "seed">;
+      episode: Pick<EpisodeInfo, "episodeId" | "world" | "samplingSeed">;
     })
   | Extract<Observation, { kind: "tool_result" }>
   | { kind: "end"; outcome: Outcome; verdict?: Verdict };

@@ -5,7 +5,7 @@
  * shell with the endpoint in its environment. When the trial ends its process group is stopped and
  * the server closed.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type {
   Agent,
@@ -21,18 +21,20 @@ import { type McpHttpServer, serveMcpHttp } from "../../mcp/http.ts";
 import { createMcpServer } from "../../mcp/server.ts";
 import type { ResolvedAgent } from "../resolve.ts";
 import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
+import {
+  cleanUpProgram,
+  type Program,
+  type ProgramOptions,
+  programSettings,
+  startProgram,
+} from "./program.ts";
+import { chooseSandbox } from "./sandbox.ts";
 
-export interface CmdAgentOptions {
-  command: string;
-  cwd: string;
-  /** The environment the child starts from: the gym's (default: this process's). */
-  baseEnv?: Readonly<Record<string, string | undefined>>;
-  /** Extra environment for the child (on top of `baseEnv`). */
-  env?: Record<string, string>;
+export interface CmdAgentOptions extends ProgramOptions {
   /** How long the child may take to exit once the trial has ended, before SIGTERM (default 2000 ms). */
   graceMs?: number;
   /** Called once per episode when the program has been started (tests, progress). */
-  onSpawn?: (info: { pid: number | undefined; url: string; trialId: string }) => void;
+  onSpawn?: (info: { pid: number | undefined; url: string; episodeId: string; sandboxed: boolean }) => void;
 }
 
 const STDERR_TAIL = 2000;
@@ -41,6 +43,7 @@ const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
 
 class CmdMcpSession implements AgentSession {
   private child: ChildProcess | undefined;
+  private program: Program | undefined;
   private exited = false;
   private exitPromise: Promise<void> = Promise.resolve();
   private stderr = "";
@@ -71,27 +74,16 @@ class CmdMcpSession implements AgentSession {
   }
 
   private spawn(episode: EpisodeInfo, token: string): void {
-    const { command, cwd } = this.options;
+    const { command } = this.options;
     let child: ChildProcess;
     try {
-      child = spawn(command, {
-        shell: true,
-        cwd,
-        detached: process.platform !== "win32",
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          ...(this.options.baseEnv ?? process.env),
-          ...this.options.env,
-          PROVING_PROTOCOL: CMD_MCP_PROTOCOL,
-          PROVING_MCP_URL: this.server.url,
-          PROVING_MCP_TOKEN: token,
-          PROVING_TRIAL_ID: episode.trialId,
-          PROVING_WORLD: episode.world,
-          PROVING_TASK_ID: episode.taskId,
-          PROVING_SEED: String(episode.seed),
-          PROVING_INSTRUCTION: episode.instruction,
-        },
-      });
+      this.program = startProgram(
+        this.options,
+        episode,
+        { PROVING_PROTOCOL: CMD_MCP_PROTOCOL, PROVING_MCP_URL: this.server.url, PROVING_MCP_TOKEN: token },
+        ["ignore", "pipe", "pipe"],
+      );
+      child = this.program.child;
     } catch (err) {
       this.exited = true;
       this.bridge.disconnect(`could not start \`${command}\`: ${(err as Error).message}`);
@@ -119,7 +111,12 @@ class CmdMcpSession implements AgentSession {
         resolve();
       });
     });
-    this.options.onSpawn?.({ pid: child.pid, url: this.server.url, trialId: episode.trialId });
+    this.options.onSpawn?.({
+      pid: child.pid,
+      url: this.server.url,
+      episodeId: episode.episodeId,
+      sandboxed: this.program.sandboxed,
+    });
   }
 
   act(observation: Observation): Promise<AgentAction> {
@@ -147,6 +144,7 @@ class CmdMcpSession implements AgentSession {
       // whatever the shell left behind in the group; then give the kernel a moment to take it down
       if (this.kill("SIGKILL")) await this.groupGone(1000);
     } finally {
+      if (this.program) cleanUpProgram(this.program);
       await this.server.close();
     }
   }
@@ -202,9 +200,29 @@ export function resolveCmdAgent(
   const command = rest.trim();
   if (command === "")
     throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd:"python my_agent.py"`);
-  const agent = createCmdAgent({ command, cwd, ...(baseEnv ? { baseEnv } : {}) });
+  const settings = programSettings(baseEnv ?? {});
+  const bwrap = chooseSandbox(settings.sandbox, (baseEnv ?? process.env).PATH, spec);
+  const agent = createCmdAgent({
+    command,
+    cwd,
+    ...(baseEnv ? { baseEnv } : {}),
+    passEnv: settings.passEnv,
+    readOnly: settings.readOnly,
+    ...(bwrap ? { bwrap } : {}),
+  });
   return {
-    ref: { id: agent.id, kind: "cmd", spec, config: { command, cwd, protocol: CMD_MCP_PROTOCOL } },
+    ref: {
+      id: agent.id,
+      kind: "cmd",
+      spec,
+      config: {
+        command,
+        cwd,
+        protocol: CMD_MCP_PROTOCOL,
+        sandbox: bwrap ? "bwrap" : "none",
+        passEnv: settings.passEnv,
+      },
+    },
     forWorld: () => agent,
   };
 }

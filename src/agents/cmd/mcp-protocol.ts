@@ -4,13 +4,15 @@
  * jsonl-protocol.ts.)
  *
  * For each episode the gym serves that episode's tools on a fresh MCP server bound to 127.0.0.1
- * (a free port, a random bearer token), then starts the command through the shell, in the run's
- * working directory, with this environment (on top of the gym's own):
+ * (a free port, a random bearer token), then starts the command through the shell, in an empty
+ * private working directory, sandboxed where bubblewrap is available (program.ts, sandbox.ts), with
+ * the allowlisted environment (child-env.ts) and:
  *
  *   PROVING_PROTOCOL     mcp-http/1
  *   PROVING_MCP_URL      http://127.0.0.1:PORT/mcp   (the streamable HTTP endpoint)
  *   PROVING_MCP_TOKEN    send it as `Authorization: Bearer <token>` on every request
- *   PROVING_TRIAL_ID, PROVING_WORLD, PROVING_TASK_ID, PROVING_SEED, PROVING_INSTRUCTION
+ *   PROVING_EPISODE_ID, PROVING_WORLD, PROVING_SAMPLING_SEED, PROVING_INSTRUCTION (never the task
+ *   id, family or seed)
  *
  * The program connects with any MCP client (one session), reads the task from the server's
  * `instructions` (the same text as PROVING_INSTRUCTION) and the tools from `tools/list`, and acts by

@@ -111,7 +111,9 @@ export class LlmSession implements AgentSession {
         instruction: task.instruction,
         context: JSON.stringify(task.context),
         world: this.episode.world,
-        task_id: this.episode.taskId,
+        // no task id reaches an agent: the placeholder names the opaque episode
+        task_id: this.episode.episodeId,
+        episode_id: this.episode.episodeId,
         tools: names,
       }),
     );

@@ -7,7 +7,7 @@ import { configError } from "../../core/errors.ts";
 export interface PromptTemplates {
   /** System prompt. Placeholders: world, tools. */
   system: string;
-  /** First user message. Placeholders: instruction, context (JSON), world, task_id, tools. */
+  /** First user message. Placeholders: instruction, context (JSON), world, episode_id (task_id: the same opaque id), tools. */
   instruction: string;
   /** What the model reads for a tool result. Placeholders: result (JSON), tool, call_id, now. */
   toolResult: string;
@@ -17,7 +17,7 @@ export interface PromptTemplates {
 
 export const TEMPLATE_VARIABLES: Record<keyof PromptTemplates, readonly string[]> = {
   system: ["world", "tools"],
-  instruction: ["instruction", "context", "world", "task_id", "tools"],
+  instruction: ["instruction", "context", "world", "episode_id", "task_id", "tools"],
   toolResult: ["result", "tool", "call_id", "now"],
   noToolCall: ["tools"],
 };

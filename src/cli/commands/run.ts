@@ -251,6 +251,12 @@ export function registerRun(program: Command, gymSource: GymSource): void {
         `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
       );
       process.exitCode = interrupt.exitCode ?? 130;
+    } else if (result.trials.some((t) => t.outcome === "missing")) {
+      // never 0 with planned trials unrecorded (whatever an agent did)
+      process.stderr.write(
+        `proving: ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) have no record. Run \`proving resume ${result.experimentId}\` to finish.\n`,
+      );
+      process.exitCode = 1;
     }
   });
 }

@@ -36,12 +36,11 @@ export function policyModel(agent: Agent): FakeModel {
   return async (request: FakeRequest): Promise<FakeReply> => {
     const instruction = firstUserText(request);
     const session = await agent.start({
-      trialId: "fake-llm",
+      episodeId: "fake-llm",
       world: "",
-      taskId: "",
       instruction,
       tools: [],
-      seed: 0,
+      samplingSeed: 0,
     });
     const task: Observation = { kind: "task", instruction, context: {}, tools: [] };
     let next: AgentAction;
