@@ -29,6 +29,7 @@ export const BENCHMARKS: Entry[] = [
   { name: "episodes", file: "./episodes.ts", exportName: "benchEpisodes" },
   { name: "concurrency", file: "./concurrency.ts", exportName: "benchConcurrency" },
   { name: "store", file: "./store.ts", exportName: "benchStore" },
+  { name: "queue", file: "./queue.ts", exportName: "benchQueue" },
   { name: "ws-server", file: "./ws-server.ts", optional: true, adapt: adaptWsServer },
   { name: "llm-overhead", file: "./llm-overhead.ts", optional: true, adapt: adaptLlmOverhead },
 ];
