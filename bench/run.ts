@@ -30,6 +30,7 @@ export const BENCHMARKS: Entry[] = [
   { name: "concurrency", file: "./concurrency.ts", exportName: "benchConcurrency" },
   { name: "store", file: "./store.ts", exportName: "benchStore" },
   { name: "queue", file: "./queue.ts", exportName: "benchQueue" },
+  { name: "curriculum", file: "./curriculum.ts", exportName: "benchCurriculum" },
   { name: "ws-server", file: "./ws-server.ts", optional: true, adapt: adaptWsServer },
   { name: "llm-overhead", file: "./llm-overhead.ts", optional: true, adapt: adaptLlmOverhead },
 ];

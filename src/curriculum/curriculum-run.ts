@@ -165,8 +165,12 @@ interface RunState {
   controller: DifficultyController | undefined;
 }
 
-function eligibleFor(controller: DifficultyController | undefined) {
-  return controller ? (key: TaskKey) => controller.level(familyOf(key)) === key.difficulty : undefined;
+/** The keys at their family's current level (family names computed once per key space). */
+function eligibility(controller: DifficultyController | undefined, keys: readonly TaskKey[]) {
+  if (!controller) return () => undefined;
+  const families = keys.map(familyOf);
+  const eligible = (key: TaskKey, i: number) => controller.level(families[i]) === key.difficulty;
+  return () => eligible;
 }
 
 function newState(config: CurriculumRunConfig, space: TaskSpace): RunState {
@@ -296,6 +300,7 @@ export async function runCurriculum(
 
   // --- restore: the latest snapshot, then replay the episodes after it
   const state = newState(config, space);
+  const eligibleFor = eligibility(state.controller, state.sampler.keys);
   const rows = await history.episodes(config.id);
   const done = rows.length;
   rows.forEach((r, i) => {
@@ -312,7 +317,7 @@ export async function runCurriculum(
     if (state.controller && s.difficulty) state.controller.restore(s.difficulty);
   }
   for (const row of rows.slice(snap?.afterEpisode ?? 0)) {
-    const [key] = state.sampler.sample(1, { eligible: eligibleFor(state.controller) });
+    const [key] = state.sampler.sample(1, { eligible: eligibleFor() });
     if (taskKeyId(key) !== row.task_key) {
       throw internalError(
         "curriculum_history_diverged",
@@ -369,7 +374,7 @@ export async function runCurriculum(
       interrupted = true;
       break;
     }
-    const [key] = state.sampler.sample(1, { eligible: eligibleFor(state.controller) });
+    const [key] = state.sampler.sample(1, { eligible: eligibleFor() });
     const id = taskKeyId(key);
     const seed = episodeSeed(config.seed, index, key, frozen);
     const budget = horizon ? { ...config.budget, maxSteps: horizon(index - 1) } : config.budget;
