@@ -139,7 +139,7 @@ class CmdJsonlSession implements AgentSession {
     try {
       await this.finish(record);
     } finally {
-      cleanUpProgram(this.program);
+      await cleanUpProgram(this.program);
     }
   }
 

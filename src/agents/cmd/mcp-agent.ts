@@ -144,7 +144,7 @@ class CmdMcpSession implements AgentSession {
       // whatever the shell left behind in the group; then give the kernel a moment to take it down
       if (this.kill("SIGKILL")) await this.groupGone(1000);
     } finally {
-      if (this.program) cleanUpProgram(this.program);
+      if (this.program) await cleanUpProgram(this.program);
       await this.server.close();
     }
   }

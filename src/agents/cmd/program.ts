@@ -67,8 +67,12 @@ export function startProgram(
   return { child, dir, sandboxed: run.sandboxed, episodeId: episode.episodeId };
 }
 
-/** Ends whatever is left of the program (its group, its sandbox, what escaped the group) and its directory. */
-export function cleanUpProgram(program: Program): void {
+/**
+ * Ends whatever is left of the program (its group, its sandbox, what escaped the group) and removes
+ * its directory. What escaped is looked for more than once: a process being forked (`setsid` forks
+ * before it execs) can be missed by one look.
+ */
+export async function cleanUpProgram(program: Program): Promise<void> {
   const pid = program.child.pid;
   if (pid !== undefined && process.platform !== "win32") {
     try {
@@ -77,7 +81,11 @@ export function cleanUpProgram(program: Program): void {
       // already gone
     }
   }
-  killEpisodeProcesses(program.episodeId);
+  for (let pass = 0; pass < 6; pass++) {
+    const killed = killEpisodeProcesses(program.episodeId);
+    if (killed === 0 && pass >= 2) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   program.dir.remove();
 }
 

@@ -185,78 +185,90 @@ export function registerRun(program: Command, gymSource: GymSource): void {
       "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
     )
     .option("--split <name>", "run one split (regression, dynamic, heldout) of the split file for one agent")
-    .option("--splits <file>", "split file (YAML) for --split (default: the default split of --world)");
-  runOutputOptions(run).action(async (file: string | undefined, flags: RunFlags) => {
-    const gym = await gymSource();
-    if (flags.split) {
-      // the curriculum's splits: loaded only for --split
-      const { runSplitCommand } = await import("./curriculum.ts");
-      const id = await runSplitCommand({ ...flags, split: flags.split }, gym);
-      await writeRunReport(flags.store, id, flags.report, Boolean(flags.json));
-      return;
-    }
-    const token = process.env.PROVING_REMOTE_TOKEN;
-    const remote = flags.remote ? await connectRemoteWorld(flags.remote, token) : undefined;
-    const config = experimentFromFlags(
-      file,
-      remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
-      gym,
+    .option("--splits <file>", "split file (YAML) for --split (default: the default split of --world)")
+    .option(
+      "--agent-env <name>",
+      "pass this environment variable to cmd:/cmd-jsonl: agent programs (repeatable; nothing else secret is passed)",
+      collect,
     );
-    const foreign = remote && config.worlds.find((w) => gym.world(w).id !== remote.world);
-    if (foreign)
-      throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${foreign}`);
-    const harnessed = Boolean(config.variants?.length);
-    if (harnessed && remote)
-      throw configError("bad_flag", "--remote cannot be combined with harness variants");
-    if (flags.queue && remote) throw configError("bad_flag", "--queue cannot be combined with --remote");
-    if (flags.detach && !flags.queue) throw configError("bad_flag", "--detach needs --queue");
-    const progress = progressReporter({ enabled: flags.progress !== false && !flags.detach });
-    const interrupt = interruptOnSignals();
-    const result = await withStore(flags.store, "write", async (store) => {
-      if (flags.queue) {
-        const { runQueuedExperiment } = await import("./run-queued.ts");
-        return runQueuedExperiment(config, { gym, store, flags, signal: interrupt.signal, progress });
+  runOutputOptions(run).action(
+    async (file: string | undefined, flags: RunFlags & { agentEnv?: string[] }) => {
+      // the gym reads the process environment once, on first use: the names join $PROVING_AGENT_ENV first
+      if (flags.agentEnv?.length)
+        process.env.PROVING_AGENT_ENV = [process.env.PROVING_AGENT_ENV, ...flags.agentEnv]
+          .filter(Boolean)
+          .join(",");
+      const gym = await gymSource();
+      if (flags.split) {
+        // the curriculum's splits: loaded only for --split
+        const { runSplitCommand } = await import("./curriculum.ts");
+        const id = await runSplitCommand({ ...flags, split: flags.split }, gym);
+        await writeRunReport(flags.store, id, flags.report, Boolean(flags.json));
+        return;
       }
-      if (config.id && (await store.getExperiment(config.id))) {
-        throw configError(
-          "experiment_exists",
-          `experiment ${config.id} exists; use \`proving resume ${config.id}\``,
-        );
-      }
-      return runExperiment(config, {
-        ...gym.runOptions(),
-        store,
-        signal: interrupt.signal,
-        ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
-        ...(remote ? { environment: remote.environment } : {}),
-        onTrial: (_r, p) => progress.update(p),
+      const token = process.env.PROVING_REMOTE_TOKEN;
+      const remote = flags.remote ? await connectRemoteWorld(flags.remote, token) : undefined;
+      const config = experimentFromFlags(
+        file,
+        remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
+        gym,
+      );
+      const foreign = remote && config.worlds.find((w) => gym.world(w).id !== remote.world);
+      if (foreign)
+        throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${foreign}`);
+      const harnessed = Boolean(config.variants?.length);
+      if (harnessed && remote)
+        throw configError("bad_flag", "--remote cannot be combined with harness variants");
+      if (flags.queue && remote) throw configError("bad_flag", "--queue cannot be combined with --remote");
+      if (flags.detach && !flags.queue) throw configError("bad_flag", "--detach needs --queue");
+      const progress = progressReporter({ enabled: flags.progress !== false && !flags.detach });
+      const interrupt = interruptOnSignals();
+      const result = await withStore(flags.store, "write", async (store) => {
+        if (flags.queue) {
+          const { runQueuedExperiment } = await import("./run-queued.ts");
+          return runQueuedExperiment(config, { gym, store, flags, signal: interrupt.signal, progress });
+        }
+        if (config.id && (await store.getExperiment(config.id))) {
+          throw configError(
+            "experiment_exists",
+            `experiment ${config.id} exists; use \`proving resume ${config.id}\``,
+          );
+        }
+        return runExperiment(config, {
+          ...gym.runOptions(),
+          store,
+          signal: interrupt.signal,
+          ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
+          ...(remote ? { environment: remote.environment } : {}),
+          onTrial: (_r, p) => progress.update(p),
+        });
+      }).finally(async () => {
+        progress.stop();
+        interrupt.dispose();
+        await remote?.close();
       });
-    }).finally(async () => {
-      progress.stop();
-      interrupt.dispose();
-      await remote?.close();
-    });
-    if (flags.detach) return;
-    const separation = harnessed ? variantReport(gym, result) : undefined;
-    if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
-    else {
-      process.stdout.write(
-        `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
-      );
-      if (separation) process.stdout.write(`\n${separation.text}\n`);
-    }
-    await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
-    if (result.interrupted) {
-      process.stderr.write(
-        `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
-      );
-      process.exitCode = interrupt.exitCode ?? 130;
-    } else if (result.trials.some((t) => t.outcome === "missing")) {
-      // never 0 with planned trials unrecorded (whatever an agent did)
-      process.stderr.write(
-        `proving: ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) have no record. Run \`proving resume ${result.experimentId}\` to finish.\n`,
-      );
-      process.exitCode = 1;
-    }
-  });
+      if (flags.detach) return;
+      const separation = harnessed ? variantReport(gym, result) : undefined;
+      if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
+      else {
+        process.stdout.write(
+          `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
+        );
+        if (separation) process.stdout.write(`\n${separation.text}\n`);
+      }
+      await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
+      if (result.interrupted) {
+        process.stderr.write(
+          `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
+        );
+        process.exitCode = interrupt.exitCode ?? 130;
+      } else if (result.trials.some((t) => t.outcome === "missing")) {
+        // never 0 with planned trials unrecorded (whatever an agent did)
+        process.stderr.write(
+          `proving: ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) have no record. Run \`proving resume ${result.experimentId}\` to finish.\n`,
+        );
+        process.exitCode = 1;
+      }
+    },
+  );
 }

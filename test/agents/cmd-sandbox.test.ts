@@ -1,0 +1,120 @@
+/**
+ * `cmd-jsonl:` (and `cmd:`, which starts programs the same way) agents are isolated (issue 17): the
+ * program sees an allowlisted environment (no API keys or tokens unless passed by name), starts in
+ * an empty private directory, cannot read the store, the checkout or other files of the host under
+ * bubblewrap, and nothing it starts outlives its trial, `setsid` included. Under CI=true bubblewrap
+ * must be there (`.ci/run` installs it); elsewhere the sandboxed cases skip without it.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { findBwrap } from "../../src/agents/cmd/sandbox.ts";
+import type { TrialRecord } from "../../src/core/contracts.ts";
+import { defaultGym } from "../../src/gym/default-gym.ts";
+import { parseExperiment } from "../../src/runner/experiment.ts";
+import { runExperiment } from "../../src/runner/run.ts";
+import { REPO_ROOT } from "../support/cli.ts";
+
+const SNOOP = path.join(import.meta.dirname, "fixtures", "snoop.mjs");
+const bwrap = findBwrap(process.env.PATH);
+const inCi = process.env.CI === "true";
+
+interface Found {
+  env: string[];
+  cwd: string;
+  entries: string[];
+  readable: Record<string, boolean>;
+}
+
+/** Processes of this machine whose command line is exactly `sleep <seconds>`. */
+function sleepers(seconds: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const zombie = stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+      if (!zombie && argv.length === 2 && argv[0].endsWith("sleep") && argv[1] === seconds)
+        pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+async function snoop(env: Record<string, string>, sleepFor: string, targets: string[]): Promise<Found> {
+  // the targets travel in the environment: a file the command line names is made readable to it
+  const gym = defaultGym({
+    env: {
+      PATH: process.env.PATH,
+      ...env,
+      SNOOP_TARGETS: targets.join(":"),
+      PROVING_AGENT_ENV: [env.PROVING_AGENT_ENV, "SNOOP_TARGETS"].filter(Boolean).join(","),
+    },
+  });
+  const records: TrialRecord[] = [];
+  const config = parseExperiment({
+    worlds: ["device-support@1"],
+    families: ["approved-replacement"],
+    difficulties: [1],
+    trials: 1,
+    agents: [`cmd-jsonl:node ${SNOOP} ${sleepFor}`],
+    budget: { maxSteps: 1, wallTimeoutMs: 20_000 },
+  });
+  await runExperiment(config, { ...gym.runOptions(), cwd: REPO_ROOT, onTrial: (r) => records.push(r) });
+  assert.equal(records.length, 1);
+  const reason = records[0]?.steps[0]?.action.args.reason;
+  assert.equal(typeof reason, "string", `${records[0]?.outcome}: ${records[0]?.reason}`);
+  return JSON.parse(String(reason)) as Found;
+}
+
+const SECRETS = { OPENAI_API_KEY: "sk-secret", ANTHROPIC_API_KEY: "ant-secret", PROVING_REMOTE_TOKEN: "tok" };
+
+describe("cmd-jsonl: agents are isolated", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-sandbox-test-"));
+  const store = path.join(dir, "proving.db");
+  fs.writeFileSync(store, "other trials' records");
+  const checkout = path.join(REPO_ROOT, "package.json");
+
+  for (const mode of ["off", "require"] as const) {
+    const skip = mode === "require" && !bwrap && !inCi ? "bubblewrap (bwrap) is not installed" : false;
+    test(`sandbox ${mode}: only allowlisted variables, an empty private working dir, no process left behind`, {
+      skip,
+    }, async () => {
+      const seconds = mode === "off" ? "3171" : "3172";
+      const found = await snoop({ ...SECRETS, PROVING_AGENT_SANDBOX: mode }, seconds, [store, checkout]);
+      for (const name of Object.keys(SECRETS)) assert.ok(!found.env.includes(name), `${name} is not passed`);
+      assert.ok(found.env.includes("PROVING_EPISODE_ID"));
+      for (const hidden of ["PROVING_TASK_ID", "PROVING_SEED", "PROVING_TRIAL_ID"])
+        assert.ok(!found.env.includes(hidden));
+      assert.deepEqual(found.entries, [], "the working directory starts empty");
+      assert.notEqual(path.resolve(found.cwd), path.resolve(REPO_ROOT), "not the run's directory");
+      assert.ok(!fs.existsSync(found.cwd), "the private directory is removed with the trial");
+      assert.deepEqual(sleepers(seconds), [], "the setsid child ended with the trial");
+      if (mode === "require") {
+        assert.equal(found.readable[store], false, "the store is out of reach");
+        assert.equal(found.readable[checkout], false, "the checkout is out of reach");
+      }
+    });
+  }
+
+  test("--agent-env NAME (PROVING_AGENT_ENV) passes a variable explicitly", async () => {
+    const found = await snoop(
+      { ...SECRETS, PROVING_AGENT_ENV: "OPENAI_API_KEY", PROVING_AGENT_SANDBOX: "off" },
+      "3173",
+      [],
+    );
+    assert.ok(found.env.includes("OPENAI_API_KEY"));
+    assert.ok(!found.env.includes("ANTHROPIC_API_KEY"));
+  });
+
+  test("under CI=true bubblewrap is there (the sandbox is tested, not skipped)", {
+    skip: !inCi && "not CI",
+  }, () => {
+    assert.ok(bwrap, "bubblewrap must be installed in CI (.ci/run installs it)");
+  });
+});
