@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Observation } from "../../src/core/contracts.ts";
+import type { JsonObject } from "../../src/core/json.ts";
 import { ProcessTracker, processPenalty } from "../../src/curriculum/index.ts";
 
 const task: Observation = { kind: "task", instruction: "", context: {}, tools: [] };
@@ -10,7 +11,7 @@ const res = (tool: string, result: Record<string, unknown>): Observation =>
 
 test("tool errors, repeats, wasted waits, blocked calls, writes before a read, steps after the outcome", () => {
   const t = new ProcessTracker();
-  const step = (tool: string, args: Record<string, unknown>, result: Record<string, unknown>) =>
+  const step = (tool: string, args: JsonObject, result: Record<string, unknown>) =>
     t.evaluateTransition(task, { tool, args, callId: "c" }, 0, res(tool, result));
   assert.equal(step("create_replacement", { k: 1 }, { ok: true }).writeWithoutRead, true);
   assert.equal(step("get_case", { id: 1 }, { ok: false, error: { code: "not_found" } }).toolError, true);
