@@ -191,7 +191,8 @@ export const ERROR_CATALOGUE = {
   bad_task_key: { fault: "config", meaning: "a task key is not `{world, family, difficulty, variant?}`" },
   curriculum_conflict: {
     fault: "config",
-    meaning: "a curriculum run with this id exists with other settings; resume it as it is or choose another id",
+    meaning:
+      "a curriculum run with this id exists with other settings; resume it as it is or choose another id",
   },
   duplicate_task_key: { fault: "config", meaning: "a task space lists one task key twice" },
   empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
@@ -344,7 +345,8 @@ export const ERROR_CATALOGUE = {
   },
   sandbox_failed: {
     fault: "infrastructure",
-    meaning: "the code sandbox (isolated-vm) failed for a reason other than the code's own time or memory limit",
+    meaning:
+      "the code sandbox (isolated-vm) failed for a reason other than the code's own time or memory limit",
   },
   sandbox_unavailable: {
     fault: "infrastructure",
@@ -377,9 +379,13 @@ export const ERROR_CATALOGUE = {
   bad_elapse: { fault: "internal", meaning: "a layer asked a world to let a negative or NaN time elapse" },
   curriculum_history_diverged: {
     fault: "internal",
-    meaning: "replaying a curriculum run's history drew another key than the one recorded (the sampler is not deterministic)",
+    meaning:
+      "replaying a curriculum run's history drew another key than the one recorded (the sampler is not deterministic)",
   },
-  curriculum_history_gap: { fault: "internal", meaning: "a curriculum run's stored history misses an episode" },
+  curriculum_history_gap: {
+    fault: "internal",
+    meaning: "a curriculum run's stored history misses an episode",
+  },
   invalid_trial_record: {
     fault: "internal",
     meaning: "a trial record that does not match the record schema",
@@ -461,7 +467,8 @@ export const WIRE_ERRORS = {
   FORBIDDEN_ORIGIN: {
     status: 403,
     remote: "remote_forbidden_origin",
-    meaning: "a request or WebSocket upgrade whose Origin is not allowed (`--allow-origin`); requests without Origin pass",
+    meaning:
+      "a request or WebSocket upgrade whose Origin is not allowed (`--allow-origin`); requests without Origin pass",
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
@@ -528,7 +535,8 @@ export const TOOL_ERRORS = {
   no_result: { retryable: false, meaning: "MCP or fake LLM: a step or request carried no tool result" },
   outside_workspace: {
     retryable: false,
-    meaning: "code-repair: a path outside the workspace (absolute, `..` above the root); the attempt is logged",
+    meaning:
+      "code-repair: a path outside the workspace (absolute, `..` above the root); the attempt is logged",
   },
   unparsed_result: { retryable: false, meaning: "fake LLM: a tool message that is not a JSON tool result" },
 } as const satisfies Record<string, ToolErrorEntry>;

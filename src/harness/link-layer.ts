@@ -8,7 +8,6 @@ import type {
   Task,
   Verdict,
 } from "../core/contracts.ts";
-import { hashJson } from "../core/hash.ts";
 import { cloneJson, type JsonObject, type JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import type { Job } from "../core/scheduler.ts";

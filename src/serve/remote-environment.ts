@@ -13,9 +13,8 @@ import type {
 } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, ProvingError } from "../core/errors.ts";
-import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
-import type { Job } from "../core/scheduler.ts";
 import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient } from "./client.ts";
 import type { ResetParams, StepEnvelope } from "./protocol.ts";
 

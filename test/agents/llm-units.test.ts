@@ -8,7 +8,6 @@ import { Command } from "commander";
 import {
   AimdLimiter,
   classifyFailure,
-  costUsd,
   DEFAULT_RETRY,
   INVALID_ARGUMENTS_KEY,
   MALFORMED_TOOL,

@@ -7,7 +7,6 @@ import { defaultGym } from "../../src/gym/index.ts";
 import { serveMcpHttp, startMcpTrial } from "../../src/mcp/index.ts";
 import {
   type RunningServer,
-  resolveTarget,
   ServeClient,
   type ServeTarget,
   startServer,

@@ -75,11 +75,14 @@ function sendMalformed(res: http.ServerResponse, kind: string, bytes: number): v
   };
   switch (kind) {
     case "empty":
-      return plain("application/json", "");
+      plain("application/json", "");
+      return;
     case "non-json":
-      return plain("application/json", "upstream said: try again later");
+      plain("application/json", "upstream said: try again later");
+      return;
     case "html":
-      return plain("text/html", "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>");
+      plain("text/html", "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>");
+      return;
     case "huge": {
       res.writeHead(200, { "content-type": "application/json" });
       const chunk = Buffer.alloc(64 * 1024, 0x20);
@@ -92,7 +95,8 @@ function sendMalformed(res: http.ServerResponse, kind: string, bytes: number): v
         res.end();
       };
       res.on("error", () => undefined);
-      return pump();
+      pump();
+      return;
     }
     default: {
       if (bombCache?.bytes !== bytes)
