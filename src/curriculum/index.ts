@@ -48,6 +48,7 @@ export {
   summarizeProcess,
   type TransitionSignals,
 } from "./process-feedback.ts";
+export { type GateVerdict, gateTask, NULL_AGENT } from "./quality-gate.ts";
 export {
   heldoutManifest,
   type ManifestTask,
