@@ -23,7 +23,6 @@ export const HEAVY_PACKAGES = [
   "pg",
   "bullmq",
   "ioredis",
-  "rate-limiter-flexible",
 ] as const;
 
 /**
