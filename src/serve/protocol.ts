@@ -133,12 +133,27 @@ export interface StepParams {
   request_id?: string;
 }
 
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 const jsonObject = z.record(z.string(), z.unknown());
 
+/**
+ * Tool arguments: any JSON object, passed through as parsed. Not `z.record`, which copies the object
+ * key by key and so drops an own `__proto__` key (the world must see it, and refuse it, as a local
+ * run does).
+ */
+const toolArgs = z.custom<Record<string, unknown>>(isPlainObject, { message: "expected an object" });
+
+/**
+ * Tool names are not length-capped here: any non-empty name reaches the world, which answers an
+ * unknown one with an `invalid_argument` observation, as in a local run (the JSON limits bound it).
+ */
 const actionSchema = z
   .object({
-    tool: z.string().min(1).max(200),
-    args: jsonObject.optional(),
+    tool: z.string().min(1),
+    args: toolArgs.optional(),
     callId: z.string().min(1).max(255).optional(),
     call_id: z.string().min(1).max(255).optional(),
     metadata: jsonObject.optional(),
@@ -148,8 +163,8 @@ const actionSchema = z
 const callToolSchema = z
   .object({
     type: z.literal("call_tool"),
-    tool_name: z.string().min(1).max(200),
-    arguments: jsonObject.optional(),
+    tool_name: z.string().min(1),
+    arguments: toolArgs.optional(),
     metadata: jsonObject.optional(),
   })
   .strict();
@@ -217,9 +232,10 @@ export function parseJsonText(text: string, limits: JsonLimits = DEFAULT_JSON_LI
   }
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
+/**
+ * A wire action from freshly parsed JSON. Its `args` object is taken as is (not copied): the caller
+ * owns the parsed value and passes it on to the world once.
+ */
 export function parseAction(value: unknown, where = "action"): WireAction {
   if (!isPlainObject(value))
     throw new ServeError("VALIDATION_ERROR", `${where}: expected an object {tool, args}`);
@@ -233,7 +249,7 @@ export function parseAction(value: unknown, where = "action"): WireAction {
     if (!call.success) throw validationError(where, call.error);
     return {
       tool: call.data.tool_name,
-      args: structuredClone((call.data.arguments ?? {}) as JsonObject),
+      args: (call.data.arguments ?? {}) as JsonObject,
       mcp: "call_tool",
     };
   }
@@ -243,7 +259,7 @@ export function parseAction(value: unknown, where = "action"): WireAction {
   const callId = a.callId ?? a.call_id;
   return {
     tool: a.tool,
-    args: structuredClone((a.args ?? {}) as JsonObject),
+    args: (a.args ?? {}) as JsonObject,
     ...(callId ? { callId } : {}),
   };
 }

@@ -147,6 +147,70 @@ describe("serve hardening: limits, quoting, origins", () => {
     assert.ok(unknown.text.length < 1000);
   });
 
+  test("an own __proto__ key in args and a 10,000-character tool name are invalid_argument observations (HTTP and WS)", async () => {
+    const reset = await post(server.url, "/reset", JSON.stringify({ seed: 1, episode_id: "ep-proto" }));
+    const caseId = String((reset.json.observation as { context: Record<string, unknown> }).context.case_id);
+    // written as text: JSON.stringify of an object literal would not carry an own __proto__ key
+    const protoArgs = `{"case_id":${JSON.stringify(caseId)},"__proto__":{"polluted":true}}`;
+    const longTool = "x".repeat(10_000);
+    const bodies = [
+      `{"episode_id":"ep-proto","action":{"tool":"get_case","args":${protoArgs}}}`,
+      `{"episode_id":"ep-proto","action":{"type":"call_tool","tool_name":"get_case","arguments":${protoArgs}}}`,
+      JSON.stringify({ episode_id: "ep-proto", action: { tool: longTool, args: {} } }),
+    ];
+    const check = (obs: unknown, what: string) => {
+      const o = obs as { kind: string; result: { ok: boolean; error: { code: string; message: string } } };
+      assert.equal(o.kind, "tool_result", what);
+      assert.equal(o.result.ok, false, what);
+      assert.equal(o.result.error.code, "invalid_argument", `${what}: ${JSON.stringify(o.result)}`);
+      assert.ok(o.result.error.message.length < 500, `${what}: the message quotes the input cut short`);
+    };
+    for (const [i, body] of bodies.entries()) {
+      const r = await post(server.url, "/step", body);
+      assert.equal(r.status, 200, r.text.slice(0, 300));
+      check(r.json.observation, `HTTP body ${i}`);
+      assert.equal(r.json.done, false);
+    }
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, "no prototype was polluted");
+    const replies = (await wsExchange(server.url, [
+      JSON.stringify({ type: "reset", data: { seed: 1 } }),
+      `{"type":"step","data":{"tool":"get_case","args":${protoArgs}}}`,
+      JSON.stringify({ type: "step", data: { tool: longTool, args: {} } }),
+    ])) as { type: string; data: { observation: unknown } }[];
+    assert.deepEqual(
+      replies.map((r) => r.type),
+      ["observation", "observation", "observation"],
+    );
+    check(replies[1].data.observation, "WS __proto__");
+    check(replies[2].data.observation, "WS long tool name");
+  });
+
+  test("a 900 KB case_id that reaches the world is quoted cut short in its not_found message", async () => {
+    const roomy = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      maxStringLength: 1 << 20,
+      maxBodyBytes: 2 << 20,
+    });
+    try {
+      const huge = "C".repeat(900_000);
+      await post(roomy.url, "/reset", JSON.stringify({ seed: 1, episode_id: "ep-900k" }));
+      const r = await post(
+        roomy.url,
+        "/step",
+        JSON.stringify({ episode_id: "ep-900k", action: { tool: "get_case", args: { case_id: huge } } }),
+      );
+      assert.equal(r.status, 200);
+      assert.ok(r.text.length < 2000, `a reply of ${r.text.length} characters`);
+      const result = (r.json.observation as { result: { error: { code: string; message: string } } }).result;
+      assert.equal(result.error.code, "not_found");
+      assert.match(result.error.message, /900000 characters/);
+    } finally {
+      await roomy.close();
+    }
+  });
+
   test("a cross-site POST (text/plain, Origin: evil) is refused with 403 FORBIDDEN_ORIGIN", async () => {
     for (const path of ["/reset", "/step", "/close"]) {
       const r = await post(server.url, path, "{}", {
