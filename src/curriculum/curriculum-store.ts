@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
+import type { JsonValue } from "../core/json.ts";
 import { migrate } from "../store/migrations.ts";
 import type { StoreDatabase } from "../store/schema.ts";
 import { SQLITE_DIALECT, type StoreDialect, writeTransaction } from "../store/store-dialect.ts";
@@ -14,6 +15,7 @@ import type {
   CurriculumReviewsTable,
   CurriculumTasksTable,
 } from "./store-tables.ts";
+import type { StoredVariant, VariantInput } from "./stored-variants.ts";
 
 export interface CurriculumRunRow {
   id: string;
@@ -36,7 +38,14 @@ export class CurriculumStore {
   readonly #onClose: (() => void) | undefined;
   #closed = false;
 
-  constructor(db: Db, dialect: StoreDialect, opts: { writeLock?: WriteLock; onClose?: () => void } = {}) {
+  readonly #now: () => Date;
+
+  constructor(
+    db: Db,
+    dialect: StoreDialect,
+    opts: { writeLock?: WriteLock; onClose?: () => void; now?: () => Date } = {},
+  ) {
+    this.#now = opts.now ?? (() => new Date());
     this.#db = db;
     this.#dialect = dialect;
     this.#lock = opts.writeLock;
@@ -211,6 +220,56 @@ export class CurriculumStore {
       .where("run_id", "=", runId)
       .orderBy("item_id")
       .execute();
+  }
+
+  /**
+   * Offers a harness variant to the dynamic split (the rigger calls this):
+   * `addVariant({variant, variantId, provenance, status?}) → StoredVariant`. `variant` is the harness
+   * variant spec `{world, layers}`, `variantId` its id (`gym.harness.variantId(variant)`), `provenance`
+   * any JSON saying where it came from; `status` is `accepted` (default: sampled by new curriculum runs)
+   * or `rejected` (kept for the record, never sampled). Adding the same id again replaces it.
+   */
+  async addVariant(input: VariantInput): Promise<StoredVariant> {
+    const status = input.status ?? "accepted";
+    if (status !== "accepted" && status !== "rejected")
+      throw configError("bad_variant", `variant ${input.variantId}: status must be accepted or rejected`);
+    if (typeof input.variantId !== "string" || input.variantId === "")
+      throw configError("bad_variant", "a stored variant needs a variantId");
+    const createdAt = input.createdAt ?? this.#now().toISOString();
+    await this.#write(async (trx) => {
+      await trx.deleteFrom("curriculum_variants").where("variant_id", "=", input.variantId).execute();
+      await trx
+        .insertInto("curriculum_variants")
+        .values({
+          variant_id: input.variantId,
+          variant: JSON.stringify(input.variant),
+          provenance: JSON.stringify(input.provenance ?? null),
+          status,
+          created_at: createdAt,
+        })
+        .execute();
+    });
+    return {
+      variantId: input.variantId,
+      variant: input.variant,
+      provenance: input.provenance ?? null,
+      status,
+      createdAt,
+    };
+  }
+
+  /** The stored variants in the order they were added (`listVariants({status: "accepted"})` for the sampled ones). */
+  async listVariants(opts: { status?: "accepted" | "rejected" } = {}): Promise<StoredVariant[]> {
+    let q = this.#db.selectFrom("curriculum_variants").selectAll();
+    if (opts.status) q = q.where("status", "=", opts.status);
+    const rows = await q.orderBy("created_at").orderBy("variant_id").execute();
+    return rows.map((r) => ({
+      variantId: r.variant_id,
+      variant: JSON.parse(r.variant) as JsonValue,
+      provenance: JSON.parse(r.provenance) as JsonValue,
+      status: r.status as "accepted" | "rejected",
+      createdAt: r.created_at,
+    }));
   }
 
   async close(): Promise<void> {

@@ -68,7 +68,14 @@ export {
   splitName,
 } from "./split-file.ts";
 export { type PlannedTask, plannedSpecs } from "./split-specs.ts";
-export type { CurriculumDatabase } from "./store-tables.ts";
+export type { CurriculumDatabase, CurriculumVariantsTable } from "./store-tables.ts";
+/**
+ * Variants (the rigger's output) join the dynamic split: `store.addVariant({variant, variantId,
+ * provenance, status?})` on a `CurriculumStore` (`openCurriculumStore(path)`), `store.listVariants({status?})`,
+ * and `splitWithVariants(split, variants, gym, {requireReview?, approved?})` — what a new
+ * `proving curriculum run` samples (the accepted stored variants join its dynamic space).
+ */
+export { type StoredVariant, splitWithVariants, type VariantInput } from "./stored-variants.ts";
 export { type TargetBandOptions, TargetBandSampler } from "./target-band-sampler.ts";
 export { readTaskKey, type TaskKey, taskKeyId } from "./task-key.ts";
 export { buildTaskSpace, familyOf, type SpaceEntry, type TaskSpace } from "./task-space.ts";

@@ -1,4 +1,4 @@
-/** The curriculum's tables (migration `curriculum`, version 3, in src/store/migrations.ts), as kysely sees them. */
+/** The curriculum's tables (migrations `curriculum`, version 3, and `curriculum-variants`, 5, in src/store/migrations.ts), as kysely sees them. */
 export interface CurriculumRunsTable {
   id: string;
   created_at: string;
@@ -69,6 +69,18 @@ export interface CurriculumReviewsTable {
   reviewed_at: string;
 }
 
+/** A harness variant offered to the dynamic split (migration `curriculum-variants`, version 5). */
+export interface CurriculumVariantsTable {
+  variant_id: string;
+  /** JSON harness variant spec `{world, layers}`. */
+  variant: string;
+  /** JSON: where the variant came from (the rigger's record). */
+  provenance: string;
+  /** accepted | rejected */
+  status: string;
+  created_at: string;
+}
+
 export interface CurriculumDatabase {
   curriculum_runs: CurriculumRunsTable;
   curriculum_episodes: CurriculumEpisodesTable;
@@ -76,4 +88,5 @@ export interface CurriculumDatabase {
   curriculum_evaluations: CurriculumEvaluationsTable;
   curriculum_tasks: CurriculumTasksTable;
   curriculum_reviews: CurriculumReviewsTable;
+  curriculum_variants: CurriculumVariantsTable;
 }

@@ -233,8 +233,48 @@ const experimentGyms: StoreMigration = {
   },
 };
 
+/** Harness variants offered to the curriculum's dynamic split (the rigger's output), with provenance. */
+const curriculumVariants: StoreMigration = {
+  version: 5,
+  name: "curriculum-variants",
+  async up(db) {
+    await db.schema
+      .createTable("curriculum_variants")
+      .ifNotExists()
+      .addColumn("variant_id", "text", (c) => c.primaryKey())
+      .addColumn("variant", "text", (c) => c.notNull())
+      .addColumn("provenance", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
+/** The experiment lease: one live process runs, resumes or follows an experiment at a time. */
+const experimentLeases: StoreMigration = {
+  version: 6,
+  name: "experiment-leases",
+  async up(db) {
+    await db.schema
+      .createTable("experiment_leases")
+      .ifNotExists()
+      .addColumn("experiment_id", "text", (c) => c.primaryKey())
+      .addColumn("holder", "text", (c) => c.notNull())
+      .addColumn("acquired_at", "text", (c) => c.notNull())
+      .addColumn("expires_at", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, in order. Append only: add a new one at the end with the next version. */
-export const MIGRATIONS: readonly StoreMigration[] = [initial, attempts, curriculum, experimentGyms];
+export const MIGRATIONS: readonly StoreMigration[] = [
+  initial,
+  attempts,
+  curriculum,
+  experimentGyms,
+  curriculumVariants,
+  experimentLeases,
+];
 
 /** Postgres advisory lock key held while migrating (any fixed bigint; "prov" in ASCII). */
 const MIGRATION_LOCK = 0x70726f76;
@@ -250,7 +290,7 @@ export const STORE_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.v
 export async function migrate(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
-  opts: { writeLock?: WriteLock; now?: () => string } = {},
+  opts: { writeLock?: WriteLock; now?: () => string; busyWaitMs?: number } = {},
 ): Promise<number> {
   const now = opts.now ?? (() => new Date().toISOString());
   return writeTransaction(
@@ -291,5 +331,6 @@ export async function migrate(
       return STORE_SCHEMA_VERSION;
     },
     opts.writeLock,
+    opts.busyWaitMs,
   );
 }

@@ -13,6 +13,7 @@ import { defaultSplit } from "../../curriculum/default-split.ts";
 import { parseHorizon } from "../../curriculum/horizon-schedule.ts";
 import { runSplit } from "../../curriculum/run-split.ts";
 import { parseSplitFile, type SplitFile, splitName } from "../../curriculum/split-file.ts";
+import { splitWithVariants } from "../../curriculum/stored-variants.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
@@ -36,6 +37,7 @@ export interface CurriculumFlags {
   timeoutMs?: number;
   store?: string;
   json?: boolean;
+  storedVariants?: boolean;
 }
 
 /** Reads a split file (YAML or JSON); `unreadable_file` / `bad_split_file`. */
@@ -143,6 +145,7 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     )
     .option("--horizon <stages>", "interaction horizon: EPISODE:MAXSTEPS pairs, e.g. 0:20,100:60")
     .option("--no-difficulty", "no per-family difficulty adjustment: the sampler picks any difficulty")
+    .option("--no-stored-variants", "leave the store's accepted variants (the rigger's) out of a new run")
     .option("--max-steps <n>", "step budget per trial", intOption("--max-steps"))
     .option("--timeout-ms <n>", "wall-clock budget per trial", intOption("--timeout-ms"))
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
@@ -156,10 +159,15 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
         const stored = flags.id ? await history.getRun(flags.id) : undefined;
         const base = stored?.config as Record<string, unknown> | undefined;
         if (!base && !flags.agent) throw configError("bad_flag", "curriculum run needs --agent");
-        const split = flags.splits
+        const declared = flags.splits
           ? readSplitFlag(flags.splits)
           : ((base?.split as SplitFile | undefined) ??
             defaultSplit((flags.world ?? ["device-support@1"]).map((w) => gym.world(w))));
+        // a new run's dynamic space takes in the accepted stored variants; a resume keeps its own split
+        const split =
+          base || flags.storedVariants === false
+            ? declared
+            : splitWithVariants(declared, await history.listVariants({ status: "accepted" }), gym);
         const budget = {
           ...((base?.budget as object) ?? { maxSteps: 200, maxVirtualSeconds: 86400, wallTimeoutMs: 60000 }),
         } as Record<string, number>;
