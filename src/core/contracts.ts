@@ -269,7 +269,8 @@ export interface Agent {
 
 /** What an agent session is told when its trial ends. */
 export interface TrialRecordSummary {
-  trialId: string;
+  /** The opaque episode id the agent was told at start (never the trial id: that keys the store). */
+  episodeId: string;
   outcome: Outcome;
   verdict?: Verdict;
   /** The observation that answered the agent's last action, when the trial took one. */

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { Outcome, Task, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { Fault } from "../core/errors.ts";
+import { episodeIdOf } from "./episode-info.ts";
 import { trajectoryHash } from "./trajectory-hash.ts";
 import type { TrialState } from "./trial-state.ts";
 
@@ -21,7 +22,7 @@ export async function finishTrial(t: TrialState, startedAt: string, t0: number):
         steps.length > 0 && !steps[steps.length - 1].setup ? steps[steps.length - 1].observation : undefined;
       // copies: what the agent does to them changes nothing in the record
       await session.end({
-        trialId: spec.id,
+        episodeId: episodeIdOf(spec),
         outcome,
         ...(verdict ? { verdict: structuredClone(verdict) } : {}),
         ...(last ? { last: structuredClone(last) } : {}),

@@ -271,9 +271,11 @@ describe("runTrial outcomes", () => {
 describe("runTrial bookkeeping", () => {
   test("end() gets the outcome and verdict once; a throwing end() changes nothing", async () => {
     const ended: TrialRecordSummary[] = [];
+    let startedAs = "";
     const a: Agent = {
       id: "e",
       start(ep) {
+        startedAs = ep.episodeId;
         const inner = goodToyAgent.start(ep) as { act(o: Observation): Promise<AgentAction> };
         return {
           act: (o) => inner.act(o),
@@ -288,7 +290,10 @@ describe("runTrial bookkeeping", () => {
     const r = await runTrial(spec, { world, agent: a });
     assert.equal(r.outcome, "passed");
     assert.equal(ended.length, 1);
-    assert.equal(ended[0].trialId, spec.id);
+    // the opaque id it was told at start, never the trial id (the store's key)
+    assert.equal(ended[0].episodeId, startedAs);
+    assert.notEqual(ended[0].episodeId, spec.id);
+    assert.ok(!JSON.stringify(ended[0]).includes(spec.id), "nothing in the summary names the trial");
     assert.equal(ended[0].outcome, "passed");
     assert.deepStrictEqual(ended[0].verdict, r.verdict);
   });
