@@ -1,6 +1,10 @@
 import fs from "node:fs";
 import type { Command } from "commander";
+import { OUTCOMES, type Outcome, type Split } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
+import { exportTraining, TRAINING_FORMATS, type TrainingFormat } from "../../learn/export-training.ts";
+import type { SftDialect } from "../../learn/sft-format.ts";
+import type { TrainingFilter } from "../../learn/training-filter.ts";
 import type { Store } from "../../store/store.ts";
 import { withStore } from "../context.ts";
 
@@ -18,6 +22,38 @@ export async function experimentOrLatest(store: Store, id: string | undefined): 
   return latest.id;
 }
 
+interface ExportFlags {
+  out?: string;
+  outcome?: string[];
+  family?: string;
+  agent?: string;
+  store?: string;
+  format: string;
+  dialect: string;
+  variant?: string;
+  split?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The training filter of the flags; bad values are config errors. */
+function trainingFilter(flags: ExportFlags): TrainingFilter {
+  const outcomes = flags.outcome?.map((o) => {
+    if (!(OUTCOMES as readonly string[]).includes(o))
+      throw configError("bad_flag", `--outcome ${o}: not an outcome (${OUTCOMES.join(", ")})`);
+    return o as Outcome;
+  });
+  if (flags.split && !["regression", "dynamic", "heldout"].includes(flags.split))
+    throw configError("bad_flag", `--split ${flags.split}: use regression, dynamic or heldout`);
+  return {
+    ...(outcomes ? { outcomes } : {}),
+    ...(flags.variant ? { variant: flags.variant } : {}),
+    ...(flags.split ? { split: flags.split as Split } : {}),
+    ...(flags.family ? { family: flags.family } : {}),
+    ...(flags.agent ? { agent: flags.agent } : {}),
+  };
+}
+
 export function registerExport(program: Command): void {
   program
     .command("export")
@@ -26,36 +62,67 @@ export function registerExport(program: Command): void {
     )
     .argument("[experiment]", "experiment id (default: the newest)")
     .option("--out <file>", "write to a file instead of stdout")
-    .option("--outcome <kind>", "only trials with this outcome")
+    .option(
+      "--format <format>",
+      "records (full trial records), sft (chat fine-tuning), rollouts (per-step RL), preference (chosen/rejected pairs)",
+      "records",
+    )
+    .option("--dialect <dialect>", "sft only: openai (arguments as JSON strings) or trl (objects)", "openai")
+    .option("--outcome <kind>", "only trials with this outcome (repeatable; sft default: passed)", collect)
     .option("--family <name>", "only trials of this family")
     .option("--agent <id>", "only trials of this agent")
+    .option("--variant <id>", "training formats: only trials of this variant id (base: the unmodified world)")
+    .option("--split <name>", "training formats: only this split (heldout is exported only when named)")
     .option("--store <path>", "SQLite store")
-    .action(
-      async (
-        id: string | undefined,
-        flags: { out?: string; outcome?: string; family?: string; agent?: string; store?: string },
-      ) => {
-        await withStore(flags.store, "read", async (store) => {
-          const experimentId = await experimentOrLatest(store, id);
-          const out = flags.out ? fs.createWriteStream(flags.out) : process.stdout;
-          let failed: unknown;
-          out.on("error", (err) => {
-            failed = err;
-          });
-          const write = (line: string): Promise<void> | undefined => {
-            if (failed) throw failed;
-            return out.write(`${line}\n`) ? undefined : new Promise((resolve) => out.once("drain", resolve));
-          };
-          const n = await store.exportJsonl(experimentId, write, {
-            ...(flags.outcome ? { outcome: flags.outcome as never } : {}),
+    .action(async (id: string | undefined, flags: ExportFlags) => {
+      if (!(["records", ...TRAINING_FORMATS] as string[]).includes(flags.format))
+        throw configError(
+          "bad_flag",
+          `--format ${flags.format}: use records, ${TRAINING_FORMATS.join(", ")}`,
+        );
+      if (flags.dialect !== "openai" && flags.dialect !== "trl")
+        throw configError("bad_flag", `--dialect ${flags.dialect}: use openai or trl`);
+      if (flags.format === "records" && (flags.outcome?.length ?? 0) > 1)
+        throw configError("bad_flag", "--format records takes one --outcome");
+      const filter = flags.format === "records" ? undefined : trainingFilter(flags);
+      await withStore(flags.store, "read", async (store) => {
+        const experimentId = await experimentOrLatest(store, id);
+        const out = flags.out ? fs.createWriteStream(flags.out) : process.stdout;
+        let failed: unknown;
+        out.on("error", (err) => {
+          failed = err;
+        });
+        const write = (line: string): Promise<void> | undefined => {
+          if (failed) throw failed;
+          return out.write(`${line}\n`) ? undefined : new Promise((resolve) => out.once("drain", resolve));
+        };
+        let n: number;
+        let note = "";
+        if (filter) {
+          const result = await exportTraining(
+            store,
+            experimentId,
+            { format: flags.format as TrainingFormat, dialect: flags.dialect as SftDialect, filter },
+            write,
+          );
+          n = result.lines;
+          const left = Object.entries(result.excluded).filter(([, count]) => count > 0);
+          note = left.length
+            ? ` (left out: ${left.map(([why, count]) => `${count} ${why}`).join(", ")})`
+            : "";
+        } else {
+          n = await store.exportJsonl(experimentId, write, {
+            ...(flags.outcome?.[0] ? { outcome: flags.outcome[0] as Outcome } : {}),
             ...(flags.family ? { family: flags.family } : {}),
             ...(flags.agent ? { agent: flags.agent } : {}),
           });
-          if (flags.out) {
-            await new Promise<void>((resolve) => (out as fs.WriteStream).end(resolve));
-            process.stderr.write(`wrote ${n} trial(s) of ${experimentId} to ${flags.out}\n`);
-          }
-        });
-      },
-    );
+        }
+        if (flags.out) {
+          await new Promise<void>((resolve) => (out as fs.WriteStream).end(resolve));
+          process.stderr.write(
+            `wrote ${n} ${flags.format} line(s) of ${experimentId} to ${flags.out}${note}\n`,
+          );
+        } else if (note) process.stderr.write(`${n} ${flags.format} line(s)${note}\n`);
+      });
+    });
 }
