@@ -83,22 +83,34 @@ describe("module agents cannot end the run", () => {
     });
   }
 
-  test("args no store can keep (cycle, BigInt, getter, toJSON, Proxy) → agent_error, nothing half-recorded", async () => {
-    const r = await run(["bad-args.mjs"], { trials: 5 });
-    assert.equal(r.trials.length, 5);
-    for (const t of r.trials) {
-      assert.equal(t.outcome, "agent_error", t.reason);
-      assert.match(t.reason ?? "", /not plain JSON|threw/);
-    }
-  });
-
-  test("the same args from an in-process agent are refused the same way (no store write fails)", async () => {
-    const r = await run(["bad-args.mjs"], { trials: 5, inProcess: true });
-    for (const t of r.trials) {
-      assert.equal(t.outcome, "agent_error", t.reason);
-      assert.match(t.reason ?? "", /not plain JSON/);
-    }
-  });
+  const argKinds: Array<[string, RegExp]> = [
+    ["cycle", /circular|a cycle/i],
+    ["bigint", /bigint/i],
+    ["getter", /getter/],
+    ["tojson", /toJSON/],
+    ["proxy", /proxy trap/],
+  ];
+  for (const inProcess of [false, true]) {
+    test(`${inProcess ? "in process" : "isolated"}: args no store can keep (cycle, BigInt, getter, toJSON, Proxy) → agent_error, nothing half-recorded`, async () => {
+      const r = await run(
+        argKinds.map(([kind]) => `args/${kind}.mjs`),
+        { trials: 1, inProcess },
+      );
+      assert.equal(r.trials.length, argKinds.length);
+      assert.equal(r.records.length, argKinds.length, "every trial is recorded");
+      for (const [kind, why] of argKinds) {
+        const t = r.trials.find((x) => x.agent === `bad-args-${kind}`);
+        assert.ok(t, kind);
+        assert.equal(t.outcome, "agent_error", t.reason);
+        assert.match(t.reason ?? "", /not plain JSON/);
+        assert.match(t.reason ?? "", why);
+      }
+      for (const rec of r.records) {
+        assert.equal(rec.steps.length, 0, "no step of an unstorable action is recorded");
+        assert.doesNotThrow(() => JSON.stringify(rec));
+      }
+    });
+  }
 });
 
 describe("what an agent is given is its own copy", () => {
