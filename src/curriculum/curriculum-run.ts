@@ -2,27 +2,22 @@ import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { Budget, TrialRecord } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
-import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { JsonObject } from "../core/json.ts";
 import type { Gym } from "../gym/gym.ts";
 import type { StartStates } from "../runner/clean-start.ts";
 import type { Store } from "../store/store.ts";
-import { createSampler, DEFAULT_STRATEGY } from "./create-sampler.ts";
-import {
-  DifficultyController,
-  type DifficultyOptions,
-  type DifficultyState,
-} from "./difficulty-controller.ts";
+import { DEFAULT_STRATEGY } from "./create-sampler.ts";
+import { Curriculum, type CurriculumSnapshot } from "./curriculum.ts";
+import type { DifficultyOptions } from "./difficulty-controller.ts";
 import { type CurriculumHistory, MemoryHistory } from "./history.ts";
 import { type HorizonStage, horizonSchedule } from "./horizon-schedule.ts";
-import { type ProcessSummary, processPenalty, summarizeProcess } from "./process-feedback.ts";
+import { type ProcessSummary, summarizeProcess } from "./process-feedback.ts";
 import { heldoutManifest, regressionManifest, type TaskManifest } from "./regression-manifest.ts";
 import { runSpecs } from "./run-specs.ts";
-import type { Sampler, SamplerSnapshot } from "./sampler.ts";
 import type { SplitFile } from "./split-file.ts";
 import { plannedSpecs } from "./split-specs.ts";
 import type { CurriculumEpisodesTable, CurriculumEvaluationsTable } from "./store-tables.ts";
-import { type TaskKey, taskKeyId } from "./task-key.ts";
-import { buildTaskSpace, familyOf, type TaskSpace } from "./task-space.ts";
+import { taskKeyId } from "./task-key.ts";
 
 /** A curriculum run's settings: plain JSON, stored with the run (a resume reads them back). */
 export interface CurriculumRunConfig {
@@ -80,14 +75,6 @@ export interface CurriculumEvaluation {
   tasks: { key: string; seed: number; trial: string; outcome: string; passed: boolean }[];
 }
 
-/** What a run state is saved as: the sampler's and the difficulty controller's state after `episode`. */
-export interface CurriculumSnapshot {
-  schemaVersion: 1;
-  episode: number;
-  sampler: SamplerSnapshot;
-  difficulty: DifficultyState | null;
-}
-
 export interface CurriculumResult {
   id: string;
   strategy: string;
@@ -142,62 +129,20 @@ export function curriculumConfig(
   return c;
 }
 
-/** A dynamic episode's seed: far from the small seeds splits list, and never a regression task's seed. */
-export function episodeSeed(
-  runSeed: number,
-  index: number,
-  key: TaskKey,
-  frozen: ReadonlySet<string>,
-): number {
-  let seed = 1_000_000 + runSeed * 10_000 + index;
-  while (frozen.has(`${taskKeyId(key)}#${seed}`)) seed += 1_000_000_000;
-  return seed;
-}
-
 /** The parts of a config that fix what the run samples (how many episodes it runs does not). */
 function planned(config: CurriculumRunConfig): string {
   const { episodes: _e, ...rest } = config;
   return canonicalJson(rest);
 }
 
-interface RunState {
-  sampler: Sampler;
-  controller: DifficultyController | undefined;
-}
-
-/** The keys at their family's current level (family names computed once per key space). */
-function eligibility(controller: DifficultyController | undefined, keys: readonly TaskKey[]) {
-  if (!controller) return () => undefined;
-  const families = keys.map(familyOf);
-  const eligible = (key: TaskKey, i: number) => controller.level(families[i]) === key.difficulty;
-  return () => eligible;
-}
-
-function newState(config: CurriculumRunConfig, space: TaskSpace): RunState {
-  const sampler = createSampler(
-    config.strategy,
-    { keys: space.dynamic.map((e) => e.key), seed: config.seed },
-    config.strategyOptions,
-  );
-  const controller =
-    config.difficulty === false
-      ? undefined
-      : new DifficultyController({ ...config.difficulty, families: space.levels });
-  return { sampler, controller };
-}
-
-function snapshotOf(state: RunState, episode: number): CurriculumSnapshot {
-  return {
-    schemaVersion: 1,
-    episode,
-    sampler: state.sampler.snapshot(),
-    difficulty: state.controller?.snapshot() ?? null,
-  };
-}
-
-function feed(state: RunState, key: TaskKey, passed: boolean, process: ProcessSummary): void {
-  state.sampler.update([{ key, passed, score: passed ? 1 : 0, process: processPenalty(process) }]);
-  state.controller?.record(familyOf(key), key.difficulty, passed ? 1 : 0);
+function curriculumOf(config: CurriculumRunConfig, gym: Gym): Curriculum {
+  return new Curriculum(gym, {
+    split: config.split,
+    strategy: config.strategy,
+    strategyOptions: config.strategyOptions,
+    seed: config.seed,
+    difficulty: config.difficulty,
+  });
 }
 
 function episodeOf(row: CurriculumEpisodesTable): CurriculumEpisode {
@@ -259,17 +204,13 @@ export async function runCurriculum(
   const { gym } = opts;
   const now = opts.now ?? (() => new Date());
   const history = opts.history ?? new MemoryHistory();
-  const space = buildTaskSpace(config.split, gym);
-  const variants = new Map<string, JsonValue>();
-  for (const e of space.dynamic) if (e.variant !== undefined) variants.set(taskKeyId(e.key), e.variant);
+  const state = curriculumOf(config, gym);
+  const space = state.space;
   const regression = regressionManifest(config.split, gym);
   const heldout =
     space.heldout.length || config.split.heldout.tasks.length
       ? heldoutManifest(config.split, gym, space.heldout)
       : undefined;
-  const frozen = new Set(
-    [...regression.tasks, ...(heldout?.tasks ?? [])].map((t) => `${taskKeyId(t.key)}#${t.seed}`),
-  );
   const worlds = [...new Set(space.dynamic.map((e) => e.key.world))].map((w) => gym.world(w));
   const resolved =
     opts.agent ?? (await gym.resolveAgent(config.agent, { cwd: opts.cwd ?? process.cwd(), worlds }));
@@ -299,8 +240,6 @@ export async function runCurriculum(
   };
 
   // --- restore: the latest snapshot, then replay the episodes after it
-  const state = newState(config, space);
-  const eligibleFor = eligibility(state.controller, state.sampler.keys);
   const rows = await history.episodes(config.id);
   const done = rows.length;
   rows.forEach((r, i) => {
@@ -311,20 +250,16 @@ export async function runCurriculum(
       );
   });
   const snap = await history.latestSnapshot(config.id, done);
-  if (snap) {
-    const s = snap.snapshot as CurriculumSnapshot;
-    state.sampler.restore(s.sampler);
-    if (state.controller && s.difficulty) state.controller.restore(s.difficulty);
-  }
+  if (snap) state.restore({ ...(snap.snapshot as CurriculumSnapshot), episode: snap.afterEpisode });
   for (const row of rows.slice(snap?.afterEpisode ?? 0)) {
-    const [key] = state.sampler.sample(1, { eligible: eligibleFor() });
+    const key = state.nextKey();
     if (taskKeyId(key) !== row.task_key) {
       throw internalError(
         "curriculum_history_diverged",
         `curriculum run ${config.id}: replaying episode ${row.idx} drew ${taskKeyId(key)}, the history says ${row.task_key}`,
       );
     }
-    feed(state, key, row.passed === 1, JSON.parse(row.process));
+    state.record(key, row.passed === 1, JSON.parse(row.process));
   }
 
   const evaluated = new Set(
@@ -374,11 +309,11 @@ export async function runCurriculum(
       interrupted = true;
       break;
     }
-    const [key] = state.sampler.sample(1, { eligible: eligibleFor() });
+    const key = state.nextKey();
     const id = taskKeyId(key);
-    const seed = episodeSeed(config.seed, index, key, frozen);
+    const seed = state.seedFor(key, index);
     const budget = horizon ? { ...config.budget, maxSteps: horizon(index - 1) } : config.budget;
-    const variant = variants.get(id);
+    const variant = state.variantOf(key);
     const [spec] = plannedSpecs([{ key, ...(variant !== undefined ? { variant } : {}), seed }], {
       experimentId: config.id,
       agent: resolved.ref,
@@ -388,7 +323,7 @@ export async function runCurriculum(
     const [record] = await runSpecs([spec], { ...common, experiment });
     const passed = record.outcome === "passed";
     const process = summarizeProcess(record.initial, record.steps);
-    feed(state, key, passed, process);
+    state.record(key, passed, process);
     const row: CurriculumEpisodesTable = {
       run_id: config.id,
       idx: index,
@@ -406,7 +341,7 @@ export async function runCurriculum(
       generation: JSON.stringify(generationOf(record, gym.world(key.world).verifier)),
     };
     const snapshotDue = index % config.snapshotEvery === 0 || index === config.episodes;
-    await history.saveEpisode(row, snapshotDue ? snapshotOf(state, index) : undefined);
+    await history.saveEpisode(row, snapshotDue ? state.snapshot() : undefined);
     ranNow++;
     opts.onEpisode?.(episodeOf(row));
     if (index % config.evalEvery === 0 && !(await evaluate(index))) {
@@ -417,7 +352,7 @@ export async function runCurriculum(
   const finished = !interrupted && (await history.episodes(config.id)).length >= config.episodes;
   await history.setStatus(config.id, finished ? "completed" : "interrupted");
   const result = await readCurriculum(history, config.id);
-  return { ...result, snapshot: snapshotOf(state, result.episodes.length), ranNow, interrupted };
+  return { ...result, snapshot: state.snapshot(), ranNow, interrupted };
 }
 
 /** A stored run's summary (what `proving curriculum show` prints); `snapshot` is the latest stored one. */

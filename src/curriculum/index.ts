@@ -1,14 +1,22 @@
 export { BaseSampler, type BaseSamplerOptions } from "./base-sampler.ts";
 export { createSampler, DEFAULT_STRATEGY, STRATEGIES, type Strategy } from "./create-sampler.ts";
 export {
+  Curriculum,
+  type CurriculumOptions,
+  type CurriculumSnapshot,
+  createCurriculum,
+  episodeSeed,
+  type Feedback,
+  type GeneratedTask,
+  type Performance,
+} from "./curriculum.ts";
+export {
   type CurriculumEpisode,
   type CurriculumEvaluation,
   type CurriculumResult,
   type CurriculumRunConfig,
   type CurriculumRunOptions,
-  type CurriculumSnapshot,
   curriculumConfig,
-  episodeSeed,
   type GenerationRecord,
   readCurriculum,
   runCurriculum,
