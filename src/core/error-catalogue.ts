@@ -264,6 +264,10 @@ export const ERROR_CATALOGUE = {
   },
 
   // ---- world: the world (or a layer on it) is at fault
+  generated_rule_failed: {
+    fault: "world",
+    meaning: "a generated rule's hook broke a sandbox limit, threw, escaped, mutated or returned a bad shape",
+  },
   world_crashed: {
     fault: "world",
     meaning:
