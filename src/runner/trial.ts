@@ -30,7 +30,11 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
     const start = await startWorld(t, deps, guard);
     await checkCleanStart(t, deps, start, guard);
     recordSetupSteps(start.env, t.steps);
-    const session = await startAgent(deps.agent, spec, start, guard);
+    const session = await startAgent(deps.agent, spec, start, guard).catch((err: unknown) => {
+      // the agent's own clean-start check (e.g. a cmd: agent's private dir, an earlier episode's processes)
+      if (err instanceof TrialEnd && err.outcome === "contaminated") t.cleanStart = "failed";
+      throw err;
+    });
     t.session = session;
     await runStepLoop(t, session, start.env, start.initial, deadline, deps.onStep);
   } catch (err) {

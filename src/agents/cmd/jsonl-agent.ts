@@ -15,6 +15,7 @@ import type {
 } from "../../core/contracts.ts";
 import { configError, ProvingError } from "../../core/errors.ts";
 import type { ResolvedAgent } from "../resolve.ts";
+import { EpisodeTraces } from "./episode-traces.ts";
 import { CMD_JSONL_PROTOCOL, type GymLine } from "./jsonl-protocol.ts";
 import {
   cleanUpProgram,
@@ -179,9 +180,10 @@ class CmdJsonlSession implements AgentSession {
 }
 
 export function createCmdJsonlAgent(options: CmdJsonlAgentOptions): Agent {
+  const withTraces = { ...options, traces: options.traces ?? new EpisodeTraces() };
   return {
     id: `cmd-jsonl:${options.command}`,
-    start: (episode) => new CmdJsonlSession(options, episode),
+    start: (episode) => new CmdJsonlSession(withTraces, episode),
   };
 }
 

@@ -19,7 +19,9 @@ import { configError } from "../../core/errors.ts";
 import { McpBridge } from "../../mcp/bridge.ts";
 import { type McpHttpServer, serveMcpHttp } from "../../mcp/http.ts";
 import { createMcpServer } from "../../mcp/server.ts";
+import { TrialEnd } from "../../runner/outcome.ts";
 import type { ResolvedAgent } from "../resolve.ts";
+import { EpisodeTraces } from "./episode-traces.ts";
 import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
 import {
   cleanUpProgram,
@@ -69,7 +71,12 @@ class CmdMcpSession implements AgentSession {
       { host: "127.0.0.1", port: 0, token },
     );
     const session = new CmdMcpSession(options, bridge, inner, server);
-    session.spawn(episode, token);
+    try {
+      session.spawn(episode, token);
+    } catch (err) {
+      await server.close(); // a start that is not clean (`contaminated`): nothing was started
+      throw err;
+    }
     return session;
   }
 
@@ -85,6 +92,7 @@ class CmdMcpSession implements AgentSession {
       );
       child = this.program.child;
     } catch (err) {
+      if (err instanceof TrialEnd) throw err;
       this.exited = true;
       this.bridge.disconnect(`could not start \`${command}\`: ${(err as Error).message}`);
       return;
@@ -184,9 +192,10 @@ class CmdMcpSession implements AgentSession {
 
 /** An agent that runs `options.command` once per episode and lets it act through MCP. */
 export function createCmdAgent(options: CmdAgentOptions): Agent {
+  const withTraces = { ...options, traces: options.traces ?? new EpisodeTraces() };
   return {
     id: `cmd:${options.command}`,
-    start: (episode) => CmdMcpSession.start(options, episode),
+    start: (episode) => CmdMcpSession.start(withTraces, episode),
   };
 }
 

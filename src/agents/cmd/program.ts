@@ -1,6 +1,7 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import type { EpisodeInfo } from "../../core/contracts.ts";
 import { agentEnvironment, episodeEnv } from "./child-env.ts";
+import type { EpisodeTraces } from "./episode-traces.ts";
 import { absolutizeCommand, PrivateDir } from "./private-dir.ts";
 import { killEpisodeProcesses, type SandboxMode, sandboxCommand } from "./sandbox.ts";
 
@@ -19,6 +20,8 @@ export interface ProgramOptions {
   bwrap?: string;
   /** Host paths the sandboxed program may read besides the files its command names. */
   readOnly?: readonly string[];
+  /** The agent's ended episodes, checked for leftovers before each start (the agent-side clean start). */
+  traces?: EpisodeTraces;
 }
 
 /** A started agent program: its process, its private directory, whether it is sandboxed. */
@@ -27,12 +30,14 @@ export interface Program {
   dir: PrivateDir;
   sandboxed: boolean;
   episodeId: string;
+  traces?: EpisodeTraces;
 }
 
 /**
  * Starts `options.command` for one episode: in an empty private working directory (also its HOME
  * and TMPDIR), with the allowlisted environment plus `extra` and the episode's variables, in a
- * process group of its own, under bwrap when `options.bwrap` is set.
+ * process group of its own, under bwrap when `options.bwrap` is set. First the start must be clean
+ * (`options.traces`): otherwise it throws the trial's `contaminated` end.
  */
 export function startProgram(
   options: ProgramOptions,
@@ -41,6 +46,12 @@ export function startProgram(
   stdio: StdioOptions,
 ): Program {
   const dir = new PrivateDir();
+  try {
+    options.traces?.assertCleanStart(dir.path);
+  } catch (err) {
+    dir.remove();
+    throw err;
+  }
   const { command, files } = absolutizeCommand(options.command, options.cwd);
   const run = sandboxCommand(command, {
     bwrap: options.bwrap,
@@ -64,7 +75,13 @@ export function startProgram(
     dir.remove();
     throw err;
   }
-  return { child, dir, sandboxed: run.sandboxed, episodeId: episode.episodeId };
+  return {
+    child,
+    dir,
+    sandboxed: run.sandboxed,
+    episodeId: episode.episodeId,
+    ...(options.traces ? { traces: options.traces } : {}),
+  };
 }
 
 /**
@@ -82,11 +99,12 @@ export async function cleanUpProgram(program: Program): Promise<void> {
     }
   }
   for (let pass = 0; pass < 6; pass++) {
-    const killed = killEpisodeProcesses(program.episodeId);
+    const killed = killEpisodeProcesses(program.episodeId, program.dir.path);
     if (killed === 0 && pass >= 2) break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   program.dir.remove();
+  program.traces?.ended({ episodeId: program.episodeId, dir: program.dir.path });
 }
 
 /** The `cmd:`/`cmd-jsonl:` options every resolver reads from the gym's environment. */

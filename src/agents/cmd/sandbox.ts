@@ -106,34 +106,66 @@ export function sandboxCommand(
   return { file: opts.bwrap, args, sandboxed: true };
 }
 
+/** An episode's marks on the processes it started: the id in their environment, its private directory. */
+export interface EpisodeMark {
+  episodeId: string;
+  /** The episode's private working directory (a process whose cwd is in it is the episode's). */
+  dir?: string;
+}
+
 /**
- * Kills every process of this user whose environment carries `PROVING_EPISODE_ID=<episodeId>`: what
- * an unsandboxed program started and detached from its process group (`setsid`, a double fork).
- * Linux only (reads `/proc`); elsewhere, and for a process that cleared its environment, nothing.
+ * The processes of this user (other than this one) that belong to one of `marks`' episodes: whose
+ * environment carries `PROVING_EPISODE_ID=<id>`, or whose working directory is in (or was: the
+ * kernel shows a removed one as `<dir> (deleted)`) the episode's private directory. That finds what an
+ * unsandboxed program started and detached from its process group (`setsid`, a double fork), even
+ * with its environment cleared (`env -i`). Linux only (reads `/proc`); elsewhere, none.
  */
-export function killEpisodeProcesses(episodeId: string): number {
-  if (process.platform !== "linux") return 0;
-  const needle = Buffer.from(`PROVING_EPISODE_ID=${episodeId}\0`);
-  let killed = 0;
+export function episodeProcesses(marks: readonly EpisodeMark[]): number[] {
+  if (process.platform !== "linux" || marks.length === 0) return [];
+  const needles = marks.map((m) => Buffer.from(`PROVING_EPISODE_ID=${m.episodeId}\0`));
+  const dirs = marks.flatMap((m) => (m.dir ? [m.dir] : []));
   let entries: string[];
   try {
     entries = fs.readdirSync("/proc");
   } catch {
-    return 0;
+    return [];
   }
+  const pids: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     if (pid === process.pid) continue;
     try {
       const environ = fs.readFileSync(`/proc/${entry}/environ`);
-      if (environ.includes(needle)) {
-        process.kill(pid, "SIGKILL");
-        killed++;
+      if (needles.some((n) => environ.includes(n))) {
+        pids.push(pid);
+        continue;
       }
+      if (dirs.length === 0) continue;
+      const cwd = fs.readlinkSync(`/proc/${entry}/cwd`).replace(/ \(deleted\)$/, "");
+      if (dirs.some((d) => cwd === d || cwd.startsWith(`${d}/`))) pids.push(pid);
     } catch {
       // gone, or not ours
     }
   }
+  return pids;
+}
+
+/** Sends SIGKILL to each pid; returns how many were signalled. */
+export function killPids(pids: readonly number[]): number {
+  let killed = 0;
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+      killed++;
+    } catch {
+      // gone
+    }
+  }
   return killed;
+}
+
+/** Kills what is left of one episode's processes (`episodeProcesses`); returns how many. */
+export function killEpisodeProcesses(episodeId: string, dir?: string): number {
+  return killPids(episodeProcesses([{ episodeId, ...(dir ? { dir } : {}) }]));
 }
