@@ -26,6 +26,7 @@ interface Found {
   cwd: string;
   entries: string[];
   readable: Record<string, boolean>;
+  ancestors: string[];
 }
 
 /** Processes of this machine whose command line is exactly `sleep <seconds>`. */
@@ -72,6 +73,9 @@ async function snoop(env: Record<string, string>, sleepFor: string, targets: str
   return JSON.parse(String(reason)) as Found;
 }
 
+/** What this test process's command line holds (as the CLI's holds `--store PATH`). */
+const RUNNER_MARK = fs.readFileSync("/proc/self/cmdline", "utf8").split("\0").filter(Boolean).at(-1) ?? "\0";
+
 const SECRETS = { OPENAI_API_KEY: "sk-secret", ANTHROPIC_API_KEY: "ant-secret", PROVING_REMOTE_TOKEN: "tok" };
 
 describe("cmd-jsonl: agents are isolated", () => {
@@ -95,9 +99,22 @@ describe("cmd-jsonl: agents are isolated", () => {
       assert.notEqual(path.resolve(found.cwd), path.resolve(REPO_ROOT), "not the run's directory");
       assert.ok(!fs.existsSync(found.cwd), "the private directory is removed with the trial");
       assert.deepEqual(sleepers(seconds), [], "the setsid child ended with the trial");
+      // the replay cheat found the store in the runner's command line (/proc/<ppid>/cmdline)
+      const runner = found.ancestors.some((cmd) => cmd.includes(RUNNER_MARK));
       if (mode === "require") {
         assert.equal(found.readable[store], false, "the store is out of reach");
         assert.equal(found.readable[checkout], false, "the checkout is out of reach");
+        assert.equal(
+          runner,
+          false,
+          `the runner's command line is out of sight: ${found.ancestors.join(" | ")}`,
+        );
+      } else {
+        assert.equal(
+          runner,
+          true,
+          "unsandboxed, the runner's command line is visible (the threat model says so)",
+        );
       }
     });
   }

@@ -138,6 +138,27 @@ describe("what an agent is given is its own copy", () => {
     });
   }
 
+  for (const inProcess of [false, true]) {
+    test(`${inProcess ? "in process (trusted code only)" : "isolated"}: module state and globals of earlier episodes are ${inProcess ? "visible" : "not visible"}`, async () => {
+      const r = await run(["remembers.mjs"], { trials: 4, inProcess });
+      delete (globalThis as { __provingSeen?: unknown }).__provingSeen;
+      assert.equal(r.records.length, 4);
+      const found = r.records.map((rec) => JSON.parse(String(rec.steps[0]?.action.args.reason)));
+      if (inProcess) {
+        // why module agents run isolated by default: in process, an episode finds its predecessors
+        assert.ok(
+          found.some((f) => f.module > 0 && f.global > 0),
+          JSON.stringify(found),
+        );
+      } else {
+        assert.deepEqual(
+          found,
+          r.records.map(() => ({ module: 0, global: 0 })),
+        );
+      }
+    });
+  }
+
   test("the episode an agent is told: an opaque id, the world, instruction, tools and a sampling seed — no task id, family or seed", async () => {
     const { records } = await recordsOf(
       await run(["tells.mjs"], { trials: 2, families: ["needs-approval"] }),
