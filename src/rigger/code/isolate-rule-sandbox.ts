@@ -48,7 +48,25 @@ const LINE_OFFSET = 1;
 const MAX_OUTPUT = 1_000_000;
 const MAX_ISOLATES = 8;
 
-const KINDS = new Set<RuleCodeFailureKind>(["bad_exports", "mutation", "throw", "bad_return"]);
+const KINDS = new Set<RuleCodeFailureKind>([
+  "bad_exports",
+  "mutation",
+  "throw",
+  "bad_return",
+  "memory_limit",
+]);
+
+/** Host globals the prelude traps (their ReferenceError, escaping through a Promise, is an escape). */
+const HOST_NAMES = new Set([
+  "process",
+  "require",
+  "module",
+  "exports",
+  "fetch",
+  "Buffer",
+  "global",
+  "setTimeout",
+]);
 
 interface RawOutcome {
   ok?: boolean;
@@ -61,7 +79,7 @@ interface RawOutcome {
 
 /** A `RuleCodeSandbox` on isolated-vm: per hook call a fresh context, a time limit and a heap limit. */
 export function isolateRuleSandbox(limits: RuleCodeLimits = {}): RuleCodeSandbox {
-  const timeoutMs = limits.timeoutMs ?? 250;
+  const timeoutMs = limits.timeoutMs ?? 500;
   const memoryMb = Math.max(8, limits.memoryMb ?? 32);
   const slots = new Map<string, Slot>();
   let ivm: Ivm | undefined;
@@ -147,7 +165,17 @@ export function isolateRuleSandbox(limits: RuleCodeLimits = {}): RuleCodeSandbox
           `${stage === "load" ? "Loading the module" : `The ${stage} call`} ran past the ${timeoutMs} ms time limit.`,
         );
       }
-      throw new ProvingError("sandbox_failed", `the rule sandbox failed: ${message.slice(0, 300)}`);
+      // only the code's own doing gets here (e.g. a rejected Promise it left behind): a failure of it
+      const host = /^(?:\w*Error: )?([\w$]+) is not defined/.exec(message)?.[1];
+      if (host && HOST_NAMES.has(host)) {
+        return failed("escape", `The code reached for ${host}, which the sandbox does not have.`, {
+          escapes: [{ name: host, detail: `read ${host}` }],
+        });
+      }
+      return failed(
+        "throw",
+        `An error escaped the ${stage} call (a rejected Promise?): ${message.slice(0, 300)}`,
+      );
     } finally {
       if (!isolate.isDisposed) context.release();
     }
@@ -177,6 +205,11 @@ export function isolateRuleSandbox(limits: RuleCodeLimits = {}): RuleCodeSandbox
     }
     if (out.ok === true) return { ok: true, value: (out.value ?? null) as JsonValue };
     const kind = KINDS.has(out.kind as RuleCodeFailureKind) ? (out.kind as RuleCodeFailureKind) : "throw";
+    if (kind === "memory_limit")
+      return failed(
+        kind,
+        `The ${stage} call went past the ${memoryMb} MiB heap limit (${String(out.message).slice(0, 100)}).`,
+      );
     const what = kind === "mutation" ? `The ${stage} hook changed its frozen input: ` : "";
     return failed(
       kind,

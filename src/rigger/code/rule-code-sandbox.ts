@@ -20,7 +20,7 @@ export interface RuleCodeSandbox {
 }
 
 export interface RuleCodeLimits {
-  /** Wall-clock limit of one hook call (and of loading the module), in ms (default 250). */
+  /** Wall-clock limit of one hook call (and of loading the module), in ms (default 500). */
   timeoutMs?: number;
   /** Heap limit of the isolate a call runs in, in MiB (default 32; isolated-vm's minimum is 8). */
   memoryMb?: number;

@@ -190,7 +190,8 @@ export const RULE_PRELUDE_SOURCE = String.raw`
         const m = text(e);
         const mutation = e instanceof TypeError &&
           /read[ -]only|not extensible|Cannot delete|Cannot add property|Cannot define property|Cannot redefine|frozen/i.test(m);
-        return fail(mutation ? "mutation" : "throw", m, e);
+        const memory = e instanceof RangeError && /allocation failed/i.test(m);
+        return fail(mutation ? "mutation" : memory ? "memory_limit" : "throw", m, e);
       }
       if (out !== null && (typeof out === "object" || typeof out === "function") && typeof out.then === "function")
         return fail("bad_return", input.hook + " returned a Promise: hooks are synchronous (no async, no await)");
