@@ -50,7 +50,13 @@ describe("a gym is instances", () => {
   test("the built-in gym describes its parts; two gyms share nothing", () => {
     const one = defaultGym();
     const d = one.describe();
-    assert.deepEqual(d.worlds, ["device-support@1", "order-ops@1", "support-orders@1", "code-repair@1"]);
+    assert.deepEqual(d.worlds, [
+      "device-support@1",
+      "device-support@2",
+      "order-ops@1",
+      "support-orders@1",
+      "code-repair@1",
+    ]);
     assert.ok(d.rules.includes("rule.lose-reply-after-commit@1") && d.rules.includes("rule.rate-limit@1"));
     assert.deepEqual(d.handoffs, ["handoff.replacement-order@1"]);
     assert.deepEqual(d.agentKinds, ["openai", "anthropic", "openai-compatible", "cmd", "cmd-jsonl"]);

@@ -17,10 +17,33 @@ export const deviceSupport: WorldDefinition = {
   expectedFailures: EXPECTED_FAILURES,
 };
 
+export { CONVERSATION_EXPECTED_FAILURES, DEVICE_SUPPORT_V2_POLICIES } from "./conversation-policies.ts";
+export {
+  CONVERSATION_FAMILY_NAMES,
+  type ConversationParams,
+  type DeviceSupportV2State,
+  type ThreadEntry,
+  VERIFIER_ID_V2 as DEVICE_SUPPORT_V2_VERIFIER,
+  WORLD_ID_V2 as DEVICE_SUPPORT_V2_ID,
+} from "./conversation-state.ts";
+export {
+  CONVERSATION_FAMILIES,
+  FAMILIES_V2 as DEVICE_SUPPORT_V2_FAMILIES,
+  generateTaskV2,
+} from "./conversation-tasks.ts";
+export { verifyDeviceSupportV2 } from "./conversation-verifier.ts";
+export {
+  type ConversationWorldDefinition,
+  type DeviceSupportV2Options,
+  deviceSupportV2,
+  deviceSupportV2World,
+} from "./conversation-world.ts";
 export { DEVICE_SUPPORT_POLICIES, EXPECTED_FAILURES } from "./policies.ts";
+export { type PromiseKind, promisesIn } from "./promises.ts";
 export type { DeviceSupportState, TraceEntry } from "./state.ts";
 export { VERIFIER_ID as DEVICE_SUPPORT_VERIFIER, WORLD_ID as DEVICE_SUPPORT_ID } from "./state.ts";
 export type { DeviceSupportParams } from "./tasks.ts";
 export { FAMILIES as DEVICE_SUPPORT_FAMILIES, generateTask as generateDeviceSupportTask } from "./tasks.ts";
 export { verifyDeviceSupport } from "./verifier.ts";
 export { DEVICE_SUPPORT_TOOLS, DeviceSupportWorld, initialState } from "./world.ts";
+export { DEVICE_SUPPORT_V2_TOOLS, DeviceSupportWorldV2 } from "./world-v2.ts";

@@ -9,7 +9,7 @@ import {
 } from "../shared/index.ts";
 
 /** The flaw a scripted policy is built to have (none for the known-good `cautious`). */
-type Flaw = "none" | "claims-success" | "new-key-retry" | "skip-approval" | "escalate-always";
+export type Flaw = "none" | "claims-success" | "new-key-retry" | "skip-approval" | "escalate-always";
 
 const code = (r: ToolResult) => (r.ok ? undefined : r.error.code);
 
@@ -26,8 +26,28 @@ function* script(caseId: string, flaw: Flaw): Script {
   }
   const device = got.device as JsonObject;
   const customer = got.customer as JsonObject;
-  let model = String(device.model);
-  let address = String(((customer.addresses as JsonObject[])[0] as JsonObject).address_id);
+  const address = String(((customer.addresses as JsonObject[])[0] as JsonObject).address_id);
+  yield* replacementFlow(caseId, got, flaw, String(device.model), address);
+}
+
+/** What the replacement flow says to the customer before closing as created (device-support@2). */
+export type BeforeClosing = (requestId: string) => AgentAction[];
+
+/**
+ * The replacement flow of the scripted policies, from a read case: approval (request, poll), create
+ * with a stable key for `model` at `address` (or the approval's conditions), reconcile a lost reply,
+ * escalate what cannot be confirmed; `beforeClosing` adds actions before closing as created.
+ */
+export function* replacementFlow(
+  caseId: string,
+  got: JsonObject,
+  flaw: Flaw,
+  startModel: string,
+  startAddress: string,
+  beforeClosing: BeforeClosing = () => [],
+): Script {
+  let model = startModel;
+  let address = startAddress;
   const key = `${caseId}-replacement`;
   const create = (k: string) =>
     call("create_replacement", { case_id: caseId, model, address_id: address, idempotency_key: k }, 1);
@@ -76,6 +96,7 @@ function* script(caseId: string, flaw: Flaw): Script {
   }
 
   if (ok(first)) {
+    for (const a of beforeClosing(String(first.request_id))) yield a;
     yield closeCreated(caseId, String(first.request_id));
     return;
   }
@@ -101,6 +122,7 @@ function* script(caseId: string, flaw: Flaw): Script {
     newKeys: flaw === "new-key-retry",
   });
   if (done.id !== undefined) {
+    for (const a of beforeClosing(done.id)) yield a;
     yield closeCreated(caseId, done.id);
     return;
   }
@@ -115,7 +137,7 @@ function closeCreated(caseId: string, reference: string): AgentAction {
   return { tool: "close_case", args: { case_id: caseId, resolution: "replacement_created", reference } };
 }
 
-function caseOf(obs: Observation): string {
+export function caseOf(obs: Observation): string {
   if (obs.kind === "task" && typeof obs.context.case_id === "string") return obs.context.case_id;
   const m = obs.kind === "task" ? /\bC-\d+\b/.exec(obs.instruction) : null;
   if (m) return m[0];

@@ -101,7 +101,15 @@ export interface DeviceSupportParams {
 /** Tunable knobs a caller may override through `params` (everything else is generated). */
 const OVERRIDABLE = ["latency", "receiptDelay", "approvalDelay", "distractors", "rateLimit"] as const;
 
-const MODELS = ["Pixel 8", "Galaxy S23", "iPhone 14", "Moto G84", "Fairphone 5", "Xperia 10 V", "Nord 3"];
+export const MODELS = [
+  "Pixel 8",
+  "Galaxy S23",
+  "iPhone 14",
+  "Moto G84",
+  "Fairphone 5",
+  "Xperia 10 V",
+  "Nord 3",
+];
 const ISSUES = [
   "a cracked screen that no longer responds to touch",
   "a battery that swells and will not charge",

@@ -23,10 +23,15 @@ export const DEVICE_SUPPORT_SPEC: EnvSpec = {
 const params = (s: DeviceSupportState) => s.task.params as unknown as DeviceSupportParams;
 
 /** Builds the start state of an episode from a task and a seed. Pure. */
-export function initialState(task: Task, seed: number, episode: string): DeviceSupportState {
+export function initialState(
+  task: Task,
+  seed: number,
+  episode: string,
+  world = WORLD_ID,
+): DeviceSupportState {
   const p = task.params as unknown as DeviceSupportParams;
   return {
-    ...episodeStart(WORLD_ID, task, seed, episode, p.latency),
+    ...episodeStart(world, task, seed, episode, p.latency),
     entities: {
       today: p.today,
       customers: cloneJson(p.customers),
@@ -49,7 +54,8 @@ export function initialState(task: Task, seed: number, episode: string): DeviceS
   };
 }
 
-const DEFINITION: ToolWorldDefinition<DeviceSupportState> = {
+/** The @1 world as a tool-world definition (device-support@2 builds on its jobs and rules). */
+export const DEFINITION: ToolWorldDefinition<DeviceSupportState> = {
   spec: DEVICE_SUPPORT_SPEC,
   tools: TOOLS,
   // the task's rate limit and transient faults: harness rules at the dispatch point

@@ -1,5 +1,21 @@
 export { assembleTask, type TaskParts } from "./assemble-task.ts";
 export {
+  type CustomerFacts,
+  type CustomerProfile,
+  type CustomerReply,
+  type CustomerSimulator,
+  type CustomerTurn,
+  FACT_KEYS,
+  type FactKey,
+  type MessageIntent,
+  noActs,
+  PERSONAS,
+  type Persona,
+  profileJson,
+  type ReplyActs,
+  type ThreadMessage,
+} from "./customer-simulator.ts";
+export {
   defineToolWorld,
   type SimpleWorldContext,
   type SimpleWorldOptions,
@@ -15,6 +31,7 @@ export {
 } from "./difficulty-ranges.ts";
 export { idArg, notFound } from "./entity-id.ts";
 export { type ServiceFaultParams, serviceFaultDispatch, serviceFaultRules } from "./fault-rules.ts";
+export { actsOfText, mentions, normalizeText, readIntent } from "./message-intent.ts";
 export { personName, streetLine } from "./names.ts";
 export { reconcileWrite, type UnconfirmedWrite } from "./reconcile-write.ts";
 export {
@@ -25,6 +42,7 @@ export {
   ScriptSession,
   scriptPolicy,
 } from "./script-policy.ts";
+export { scriptedCustomer, scriptedReply } from "./scripted-customer.ts";
 export { closeTool, escalateTool, type Subject, sendMessageTool } from "./subject-tools.ts";
 export { checkOverrides, findFamily, numberParam, rateLimitParam, readTaskRequest } from "./task-request.ts";
 export { pad, uniqueIds } from "./unique-ids.ts";
