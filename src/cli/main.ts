@@ -9,6 +9,7 @@ import { registerMcp } from "./commands/mcp.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerReport } from "./commands/report.ts";
 import { registerResume } from "./commands/resume.ts";
+import { registerRig } from "./commands/rig.ts";
 import { registerRun } from "./commands/run.ts";
 import { registerSelftest } from "./commands/selftest.ts";
 import { registerServe } from "./commands/serve.ts";
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerServe(program, gym);
   registerMcp(program, gym);
   registerCurriculum(program, gym);
+  registerRig(program, gym);
   registerAudit(program, gym);
   registerWorker(program);
   registerStatus(program);

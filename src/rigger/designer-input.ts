@@ -1,6 +1,5 @@
 import type { ToolDescriptor, TrialRecord } from "../core/contracts.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
-import type { RuleDefinition } from "../harness/rule.ts";
 import { failed, violationCodes } from "./trace-steps.ts";
 import type { DesignerInput, Diagnosis, TrajectoryExcerpt } from "./types.ts";
 
@@ -74,8 +73,8 @@ export interface DesignerInputSource {
   stateView: JsonObject;
   /** The rule API text (default `LAYER_RULE_API`; the code path's API text for code designers). */
   ruleApi?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
-  rules?: readonly RuleDefinition<any>[];
+  /** The layers the gym's harness can build (`gym.harness.layers()`). */
+  layers?: readonly { id: string; description: string }[];
 }
 
 /**
@@ -105,6 +104,6 @@ export function buildDesignerInput(s: DesignerInputSource): DesignerInput {
     stateSchema: shapeOf(s.stateView),
     ruleApi: s.ruleApi ?? LAYER_RULE_API,
     prohibitions: [...RIGGER_PROHIBITIONS],
-    layerCatalogue: (s.rules ?? []).map((r) => ({ id: r.id, description: r.description })),
+    layerCatalogue: (s.layers ?? []).map((l) => ({ id: l.id, description: l.description })),
   };
 }

@@ -1,7 +1,6 @@
 import { inspectionOf } from "../core/capabilities.ts";
 import type { TrialRecord } from "../core/contracts.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
-import type { RuleDefinition } from "../harness/rule.ts";
 import { type LayerSpec, type VariantSpec, variantId } from "../harness/variant.ts";
 import { buildDesignerInput } from "./designer-input.ts";
 import { detectContext, diagnose } from "./diagnose.ts";
@@ -66,8 +65,8 @@ export interface RigOptions {
   realizeCode?: CodeRealizer;
   /** Rule API text for designers (default: the layer API text). */
   ruleApi?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
-  rules?: readonly RuleDefinition<any>[];
+  /** The layers designers may use (`gym.harness.layers()`). */
+  layers?: readonly { id: string; description: string }[];
   /** Called with each decided candidate and its provenance (the CLI stores them). */
   record?: (candidate: RigCandidate, provenance: JsonObject) => Promise<void>;
   onEvent?: (message: string) => void;
@@ -161,7 +160,7 @@ export async function rig(o: RigOptions): Promise<RigResult> {
       tools: env.spec.tools,
       stateView,
       ...(o.ruleApi ? { ruleApi: o.ruleApi } : {}),
-      ...(o.rules ? { rules: o.rules } : {}),
+      ...(o.layers ? { layers: o.layers } : {}),
     });
     const tasks = validationTasks(d, baseline);
     const key = `${d.pattern}${typeof d.facts?.tool === "string" ? `:${d.facts.tool}` : ""}`;

@@ -27,6 +27,8 @@ export interface HtmlReportOptions {
   maxTrajectoryBytes?: number;
   /** Report time (injected for tests). */
   now?: () => Date;
+  /** Extra sections (HTML) placed after the others, e.g. the rigger's (`riggerSection`). */
+  sections?: string[];
 }
 
 export interface HtmlReport {
@@ -76,6 +78,7 @@ export async function buildHtmlReport(
     breakdownSection(heatmapSvg),
     distributionSection(current.rows, [stepsSvg, ...distributionSvgs].filter(Boolean)),
     ...(comparison ? [comparisonSection(comparison, comparisonSvg)] : []),
+    ...(opts.sections ?? []),
   ];
   const html = renderPage({
     experiment: current.experiment,

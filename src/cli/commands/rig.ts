@@ -1,0 +1,246 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { configError } from "../../core/errors.ts";
+import type { JsonValue } from "../../core/json.ts";
+import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
+import type { Gym } from "../../gym/gym.ts";
+import { writeHtmlReport } from "../../report/html/build-report.ts";
+import { riggerSection } from "../../report/html/rigger-section.ts";
+import { type RigOptions, type RigResult, rig } from "../../rigger/rig.ts";
+import { gymRollouts } from "../../rigger/rollouts.ts";
+import { templateDesigner } from "../../rigger/template-designer.ts";
+import type { Designer } from "../../rigger/types.ts";
+import { DEFAULT_VALIDATION_PLAN } from "../../rigger/validate-candidate.ts";
+import { collectInt, intOption, numberOption, printJson, storePath, withStore } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
+
+export interface RigFlags {
+  world?: string;
+  agent?: string;
+  rollouts?: number;
+  designer?: string;
+  band?: string;
+  slack?: number;
+  baselineTrials?: number;
+  difficulty?: number[];
+  maxSteps?: number;
+  id?: string;
+  store?: string;
+  report?: string | boolean;
+  json?: boolean;
+}
+
+/** `--band LO,HI` → [lo, hi] with 0 ≤ lo < hi ≤ 1. */
+export function parseBand(text: string): [number, number] {
+  const parts = text.split(",").map((s) => Number(s.trim()));
+  if (
+    parts.length !== 2 ||
+    parts.some((n) => !Number.isFinite(n)) ||
+    parts[0] < 0 ||
+    parts[1] > 1 ||
+    parts[0] >= parts[1]
+  ) {
+    throw configError("bad_flag", `--band: expected LO,HI with 0 <= LO < HI <= 1, got "${text}"`);
+  }
+  return [parts[0], parts[1]];
+}
+
+/** The rigger's code path and LLM designer live in their own modules, loaded only for `--designer llm:SPEC`. */
+async function llmDesignerParts(
+  spec: string,
+  gym: Gym,
+): Promise<Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">> {
+  const specifier = "../../rigger/llm-designer.ts";
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(specifier)) as Record<string, unknown>;
+  } catch (err) {
+    throw configError(
+      "bad_flag",
+      `--designer llm:${spec}: the LLM designer is not available (${(err as Error).message})`,
+    );
+  }
+  const factory = (mod.llmDesignerForCli ?? mod.createLlmDesigner) as
+    | ((o: { spec: string; gym: Gym }) => Promise<Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">>)
+    | undefined;
+  if (typeof factory !== "function") {
+    throw configError("bad_flag", `--designer llm:${spec}: the LLM designer module has no CLI entry point`);
+  }
+  return factory({ spec, gym });
+}
+
+/** The normative `rig --json` document. */
+export function rigJson(r: RigResult) {
+  return {
+    id: r.id,
+    world: r.world,
+    designer: r.designer,
+    band: r.band,
+    baseline: r.baseline,
+    diagnoses: r.diagnoses.map((d) => ({
+      pattern: d.pattern,
+      axis: d.axis,
+      families: d.families,
+      difficulties: d.difficulties,
+      violations: d.violations,
+      evidence: d.evidence,
+      ...(d.summary ? { summary: d.summary } : {}),
+      ...(d.support ? { support: d.support } : {}),
+    })),
+    candidates: r.candidates.map((c) => ({
+      variant: c.variant,
+      variant_id: c.variantId,
+      pattern: c.pattern,
+      layers: c.layers,
+      designer: c.designer,
+      ...(c.template ? { template: c.template } : {}),
+      ...(c.codeHash ? { code_hash: c.codeHash } : {}),
+      decision: c.decision,
+      reason: c.reason,
+      tasks: c.tasks,
+      target: c.validation?.target ?? { trials: 0, passed: 0, rate: 0, ci: [0, 1] },
+      known_good: c.validation?.knownGood ?? { trials: 0, passed: 0 },
+      verifier_unchanged: c.validation?.verifierUnchanged ?? true,
+      changes_outcomes: c.validation?.changesOutcomes ?? false,
+      ...(c.refinements ? { refinements: c.refinements } : {}),
+      experiments: c.experiments,
+    })),
+    accepted: r.accepted,
+    rollouts: {
+      baseline: r.rollouts.baseline,
+      validation: r.rollouts.validation,
+      total: r.rollouts.total,
+      per_pattern: r.rollouts.perPattern,
+    },
+  };
+}
+
+function renderRig(r: RigResult): string {
+  const lines = [`rig ${r.id} on ${r.world}: baseline ${r.baseline.passed}/${r.baseline.trials} passed`];
+  for (const d of r.diagnoses) {
+    lines.push(`diagnosis ${d.pattern} [${d.axis}] ${d.summary ?? ""}`);
+    lines.push(`  families ${d.families.join(", ")}; violations ${d.violations.join(", ") || "-"}`);
+    lines.push(`  evidence ${d.evidence.map((e) => `${e.trialId}@${e.steps.join("/")}`).join(", ")}`);
+  }
+  for (const c of r.candidates)
+    lines.push(`${c.decision} ${c.variantId} ${c.layers.join(" + ")}: ${c.reason}`);
+  lines.push(
+    `accepted ${r.accepted.length}; rollouts baseline ${r.rollouts.baseline}, validation ${r.rollouts.validation}, total ${r.rollouts.total}`,
+  );
+  return lines.join("\n");
+}
+
+export function registerRig(program: Command, gymSource: GymSource): void {
+  program
+    .command("rig")
+    .description(
+      "diagnose an agent's weaknesses from its trajectories and build validated variants that exercise them",
+    )
+    .requiredOption("--world <id>", "base world, e.g. order-ops@1")
+    .requiredOption("--agent <spec>", "the target agent (scripted policy, ./module.mjs|.ts, kind:spec)")
+    .option("--rollouts <n>", "target validation rollouts per weakness (default 50)", intOption("--rollouts"))
+    .option("--designer <kind>", "template (default) or llm:PROVIDER:MODEL")
+    .option("--band <lo,hi>", "target pass-rate band (default 0.4,0.6)")
+    .option(
+      "--slack <x>",
+      "how far past the band the 95% interval may reach (default 0.2)",
+      numberOption("--slack"),
+    )
+    .option(
+      "--baseline-trials <n>",
+      "baseline seeds per family × difficulty (default 2)",
+      intOption("--baseline-trials"),
+    )
+    .option(
+      "--difficulty <n>",
+      "baseline difficulties (repeatable; default 1 2 3)",
+      collectInt("--difficulty"),
+    )
+    .option("--max-steps <n>", "step budget per trial", intOption("--max-steps"))
+    .option("--id <name>", "rig id: the prefix of every experiment it records (default: generated)")
+    .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option("--report <path>", "write the HTML report (baseline trials + rigger section) here")
+    .option("--no-report", "do not write the HTML report")
+    .option("--json", "print the result as one JSON document")
+    .action(async (flags: RigFlags) => {
+      const gym = await gymSource();
+      const world = gym.world(flags.world as string);
+      const cwd = process.cwd();
+      const target = await gym.resolveAgent(flags.agent as string, { cwd, worlds: [world] });
+      const id =
+        flags.id ??
+        `rig-${new Date()
+          .toISOString()
+          .replace(/[-:.TZ]/g, "")
+          .slice(0, 14)}`;
+      const designerFlag = flags.designer ?? "template";
+      let parts: Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">;
+      if (designerFlag === "template") parts = { designer: templateDesigner() as Designer };
+      else if (designerFlag.startsWith("llm:")) parts = await llmDesignerParts(designerFlag.slice(4), gym);
+      else throw configError("bad_flag", `--designer: template or llm:SPEC, got "${designerFlag}"`);
+      const plan = {
+        ...DEFAULT_VALIDATION_PLAN,
+        ...(flags.band ? { band: parseBand(flags.band) } : {}),
+        ...(flags.slack !== undefined ? { slack: flags.slack } : {}),
+      };
+      const file = storePath(flags.store);
+      const sqlite = !/^postgres(ql)?:\/\//.test(file);
+      const history = sqlite ? await openCurriculumStore(file) : undefined;
+      try {
+        const result = await withStore(file, "write", async (store) => {
+          const rollouts = await gymRollouts(gym, {
+            world: world.id,
+            target,
+            store,
+            cwd,
+            ...(flags.maxSteps !== undefined ? { budget: { maxSteps: flags.maxSteps } } : {}),
+          });
+          const r = await rig({
+            id,
+            rollouts,
+            ...parts,
+            plan,
+            ...(flags.rollouts !== undefined ? { budgetPerWeakness: flags.rollouts } : {}),
+            baseline: {
+              ...(flags.difficulty?.length ? { difficulties: flags.difficulty } : {}),
+              ...(flags.baselineTrials !== undefined ? { trials: flags.baselineTrials } : {}),
+            },
+            layers: gym.harness.layers(),
+            ...(history
+              ? {
+                  record: async (c, provenance) => {
+                    if (c.decision === "REFINE") return;
+                    await history.addVariant({
+                      variant: c.variant as unknown as JsonValue,
+                      variantId: c.variantId,
+                      provenance,
+                      status: c.decision === "ACCEPT" ? "accepted" : "rejected",
+                    });
+                  },
+                }
+              : {}),
+            ...(flags.json ? {} : { onEvent: (m: string) => process.stderr.write(`${m}\n`) }),
+          });
+          if (flags.report !== false) {
+            const out =
+              typeof flags.report === "string"
+                ? flags.report
+                : path.join(
+                    path.dirname(path.resolve(sqlite ? file : ".proving/x")),
+                    "reports",
+                    `${id}.html`,
+                  );
+            const written = await writeHtmlReport(store, r.baseline.experiment, out, {
+              sections: [riggerSection(r)],
+            });
+            if (!flags.json) process.stderr.write(`report: ${written.path}\n`);
+          }
+          return r;
+        });
+        if (flags.json) printJson(rigJson(result));
+        else process.stdout.write(`${renderRig(result)}\n`);
+      } finally {
+        await history?.close();
+      }
+    });
+}
