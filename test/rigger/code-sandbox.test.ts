@@ -322,8 +322,8 @@ describe("generated rule code: hook calls", () => {
     const two = call(source);
     assert.equal(one.ok, true);
     assert.deepEqual(one, two, "the same inputs give the same output");
-    assert.equal((one as { value: { args: { seen: number } } }).value.args.seen, 0);
-    assert.equal((one as { value: { args: { now: number } } }).value.args.now, 0);
+    assert.equal((one as unknown as { value: { args: { seen: number } } }).value.args.seen, 0);
+    assert.equal((one as unknown as { value: { args: { now: number } } }).value.args.now, 0);
   });
 
   test("a generated rule sees only copies: what it returns is new data, and the sandbox keeps no host object", () => {
@@ -331,7 +331,7 @@ describe("generated rule code: hook calls", () => {
       "export function filterAction(a: any, s: any) { return { ...a, args: { world: s.world } }; }",
     );
     assert.equal(r.ok, true);
-    const value = (r as { value: { args: { world: unknown } } }).value;
+    const value = (r as unknown as { value: { args: { world: unknown } } }).value;
     assert.deepEqual(value.args.world, state.world);
     assert.notEqual(value.args.world, state.world);
   });
