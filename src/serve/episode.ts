@@ -2,6 +2,7 @@ import type { Environment, StepResult, Task, Verdict } from "../core/contracts.t
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
+import { type ChosenTask, resetMetadataFor, stateFor, stepMetadataFor, type Viewer } from "./disclosure.ts";
 import {
   type EpisodeStateDoc,
   type ResetParams,
@@ -41,6 +42,8 @@ export class Episode {
   private task: Task | undefined;
   private episodeId: string | null = null;
   private seed: number | null = null;
+  /** What the client of the current episode chose itself (echoed to it; the rest stays hidden). */
+  private chosen: ChosenTask = {};
   private stepCount = 0;
   private now = 0;
   private totalReward = 0;
@@ -92,7 +95,8 @@ export class Episode {
     });
   }
 
-  async reset(params: ResetParams, episodeId: string): Promise<StepEnvelope> {
+  /** Starts an episode; `viewer` decides which of the task's keys the reply names (`disclosure.ts`). */
+  async reset(params: ResetParams, episodeId: string, viewer: Viewer): Promise<StepEnvelope> {
     const world = this.target.world;
     const random = this.defaults.random ?? Math.random;
     const families = this.defaults.families?.length
@@ -141,6 +145,11 @@ export class Episode {
     this.task = task;
     this.episodeId = episodeId;
     this.seed = seed;
+    this.chosen = {
+      ...(params.family !== undefined ? { family: params.family } : {}),
+      ...(params.difficulty !== undefined ? { difficulty: params.difficulty } : {}),
+      ...(params.seed !== undefined ? { seed: params.seed } : {}),
+    };
     this.stepCount = 0;
     this.now = 0;
     this.totalReward = 0;
@@ -152,21 +161,25 @@ export class Episode {
       observation,
       reward: null,
       done: false,
-      metadata: {
-        episode_id: episodeId,
-        step_count: 0,
-        now: 0,
-        terminated: false,
-        truncated: false,
-        environment: this.target.id,
-        world: world.id,
-        task_id: task.id,
-        family,
-        difficulty,
-        seed,
-        state_hash: stateHash,
-        max_steps: this.maxSteps,
-      },
+      metadata: resetMetadataFor(
+        {
+          episode_id: episodeId,
+          step_count: 0,
+          now: 0,
+          terminated: false,
+          truncated: false,
+          environment: this.target.id,
+          world: world.id,
+          task_id: task.id,
+          family,
+          difficulty,
+          seed,
+          state_hash: stateHash,
+          max_steps: this.maxSteps,
+        },
+        this.chosen,
+        viewer,
+      ),
     };
   }
 
@@ -176,7 +189,7 @@ export class Episode {
 
   async step(
     action: WireAction,
-    opts: { requestId?: string; timeoutS?: number } = {},
+    opts: { viewer: Viewer; requestId?: string; timeoutS?: number },
   ): Promise<StepEnvelope> {
     const env = this.env;
     if (!env || this.episodeId === null) throw new ServeError("SESSION_ERROR", "no episode: reset first");
@@ -221,15 +234,18 @@ export class Episode {
           : result.observation,
       reward: result.reward,
       done: this.done,
-      metadata: {
-        ...(info as JsonObject),
-        episode_id: this.episodeId,
-        step_count: this.stepCount,
-        now: this.now,
-        terminated: this.terminated,
-        truncated: this.truncated,
-        ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
-      },
+      metadata: stepMetadataFor(
+        {
+          ...(info as JsonObject),
+          episode_id: this.episodeId,
+          step_count: this.stepCount,
+          now: this.now,
+          terminated: this.terminated,
+          truncated: this.truncated,
+          ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
+        },
+        opts.viewer,
+      ),
     };
   }
 
@@ -264,24 +280,29 @@ export class Episode {
     }
   }
 
-  state(): EpisodeStateDoc {
+  /** The episode's state as `viewer` is told it: task keys the client did not choose are `null`. */
+  state(viewer: Viewer): EpisodeStateDoc {
     const t = this.task;
-    return {
-      episode_id: this.episodeId,
-      step_count: this.stepCount,
-      world: this.target.world.id,
-      environment: this.target.id,
-      task_id: t?.id ?? null,
-      family: t?.family ?? null,
-      difficulty: t?.difficulty ?? null,
-      seed: this.seed,
-      now: this.now,
-      done: this.done,
-      terminated: this.terminated,
-      truncated: this.truncated,
-      total_reward: this.totalReward,
-      ...(this.done && this.verdict ? { verdict: this.verdict as unknown as JsonValue } : {}),
-    };
+    return stateFor(
+      {
+        episode_id: this.episodeId,
+        step_count: this.stepCount,
+        world: this.target.world.id,
+        environment: this.target.id,
+        task_id: t?.id ?? null,
+        family: t?.family ?? null,
+        difficulty: t?.difficulty ?? null,
+        seed: this.seed,
+        now: this.now,
+        done: this.done,
+        terminated: this.terminated,
+        truncated: this.truncated,
+        total_reward: this.totalReward,
+        ...(this.done && this.verdict ? { verdict: this.verdict as unknown as JsonValue } : {}),
+      },
+      this.chosen,
+      viewer,
+    );
   }
 
   /** Drops the environment; later operations fail with SESSION_ERROR. */

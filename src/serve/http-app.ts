@@ -7,6 +7,7 @@ import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
 import { metadataDoc, schemaDoc } from "./describe.ts";
+import { CLIENT_VIEW, serverMetadataFor, type Viewer } from "./disclosure.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import { handleMcpRpc, JSON_RPC } from "./mcp-rpc.ts";
 import { OPENAPI_VERSION, openApiDoc } from "./openapi.ts";
@@ -20,6 +21,11 @@ export interface HttpAppDeps {
   sessions: SessionManager;
   /** Bearer check (always true without a token). */
   authorized: (authorization: string | undefined | null) => boolean;
+  /**
+   * Who the request's bearer token makes it (`disclosure.ts`): the operator is told hidden task
+   * parameters and fault layers. Default: every request is a client.
+   */
+  viewerOf?: (authorization: string | undefined | null) => Viewer;
   /** DNS-rebinding guard on the Host header (always true unless bound to loopback). */
   hostAllowed: (host: string | undefined | null) => boolean;
   /** Cross-site guard on the Origin header (always true without an Origin). */
@@ -46,6 +52,9 @@ async function readJson(c: Context, limits: JsonLimits): Promise<unknown> {
 export function createHttpApp(deps: HttpAppDeps): Hono {
   const { sessions, target, spec } = deps;
   const metadata = metadataDoc(target, spec);
+  const clientMetadata = serverMetadataFor(metadata, CLIENT_VIEW);
+  const viewerOf = deps.viewerOf ?? (() => CLIENT_VIEW);
+  const viewer = (c: Context) => viewerOf(c.req.header("authorization"));
   const schema = schemaDoc(spec);
   const openapi = openApiDoc(target, spec, deps.version ?? OPENAPI_VERSION);
   const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
@@ -91,7 +100,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     }),
   );
 
-  app.get("/metadata", (c) => c.json(metadata));
+  app.get("/metadata", (c) => c.json(viewer(c).operator ? metadata : clientMetadata));
   app.get("/openapi.json", (c) => c.json(openapi));
 
   /** OpenEnv's MCP mode over HTTP: always a JSON-RPC reply (status 200), as OpenEnv's server answers. */
@@ -110,7 +119,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       }
       throw err;
     }
-    return c.json(await handleMcpRpc(request, { spec, sessions }));
+    return c.json(await handleMcpRpc(request, { spec, sessions, viewer: viewer(c) }));
   });
   app.get("/schema", (c) => c.json(schema));
 
@@ -122,7 +131,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     episode ??= sessions.createHttp(episodeId);
     const session = episode;
     try {
-      return c.json(await session.exclusive(sessions.clock, () => session.reset(params, episodeId)));
+      const who = viewer(c);
+      return c.json(await session.exclusive(sessions.clock, () => session.reset(params, episodeId, who)));
     } catch (err) {
       // a session whose first reset failed holds nothing worth keeping
       if (created) sessions.close(session, "reset failed");
@@ -135,8 +145,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     const episodeId = parseEpisodeId(params.episode_id, "step.episode_id");
     const session = sessions.getHttp(episodeId);
     if (!session) throw unknownEpisode(episodeId);
+    const who = viewer(c);
     const envelope = await session.exclusive(sessions.clock, () =>
       session.step(params.action, {
+        viewer: who,
         ...(params.request_id !== undefined ? { requestId: params.request_id } : {}),
         ...(params.timeout_s !== undefined ? { timeoutS: params.timeout_s } : {}),
       }),
@@ -148,7 +160,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     const episodeId = parseEpisodeId(c.req.query("episode_id"), "state.episode_id");
     const session = sessions.getHttp(episodeId);
     if (!session) throw unknownEpisode(episodeId);
-    return c.json(await session.exclusive(sessions.clock, async () => session.state()));
+    const who = viewer(c);
+    return c.json(await session.exclusive(sessions.clock, async () => session.state(who)));
   });
 
   /** Not in OpenEnv: frees an HTTP session before the reaper would. */

@@ -8,6 +8,16 @@ export {
   WsEpisodeClient,
 } from "./client.ts";
 export { metadataDoc, SERVE_PROTOCOL, schemaDoc } from "./describe.ts";
+export {
+  type ChosenTask,
+  CLIENT_VIEW,
+  OPERATOR_VIEW,
+  resetMetadataFor,
+  serverMetadataFor,
+  stateFor,
+  stepMetadataFor,
+  type Viewer,
+} from "./disclosure.ts";
 export { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
 export { createHttpApp, type HttpAppDeps } from "./http-app.ts";
 export {

@@ -12,6 +12,7 @@ import type { EnvSpec } from "../core/contracts.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
+import type { Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
 import { parseResetParams, ServeError, type StepEnvelope } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
@@ -40,6 +41,8 @@ export interface McpRpcContext {
   sessions: SessionManager;
   /** The WebSocket connection's session; absent over HTTP. */
   session?: Episode;
+  /** Who asks (the operator token's holder or a client; `disclosure.ts`). */
+  viewer: Viewer;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -158,7 +161,8 @@ async function toolsCall(id: JsonRpcId, params: Record<string, unknown>, ctx: Mc
   }
   const session = sessionOf(params, ctx);
   if (!isEpisode(session)) return failure(id, session.code, session.message);
-  const run = () => session.step({ tool: name, args: structuredClone(args) as JsonObject });
+  const run = () =>
+    session.step({ tool: name, args: structuredClone(args) as JsonObject }, { viewer: ctx.viewer });
   // over WS the caller already holds the session's turn
   const envelope = ctx.session ? await run() : await session.exclusive(ctx.sessions.clock, run);
   return success(id, callToolResult(envelope));
@@ -174,7 +178,9 @@ async function sessionCreate(id: JsonRpcId, params: Record<string, unknown>, ctx
   }
   const session = ctx.sessions.createHttp(episodeId);
   try {
-    const envelope = await session.exclusive(ctx.sessions.clock, () => session.reset(reset, episodeId));
+    const envelope = await session.exclusive(ctx.sessions.clock, () =>
+      session.reset(reset, episodeId, ctx.viewer),
+    );
     return success(id, { session_id: episodeId, observation: envelope.observation as unknown as JsonValue });
   } catch (err) {
     ctx.sessions.close(session, "reset failed");

@@ -65,8 +65,9 @@ export interface StepEnvelope {
   done: boolean;
   /**
    * Always present. `episode_id`, `step_count`, `now` (virtual seconds), `terminated`, `truncated`;
-   * on the step that ends the episode, `verdict`; whatever else the environment put in its step info
-   * (harness `layers`, `setup`...); `request_id` when the request carried one.
+   * on the step that ends the episode, `verdict`; `request_id` when the request carried one. Only to the
+   * operator (`disclosure.ts`): whatever else the environment put in its step info (harness `layers`,
+   * `setup`...) and the task keys of a reset the server chose.
    */
   metadata: JsonObject;
 }

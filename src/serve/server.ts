@@ -2,8 +2,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { EnvSpec } from "../core/contracts.ts";
+import { configError } from "../core/errors.ts";
 import { bearerCheck, hostCheck, originCheck } from "./auth.ts";
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from "./defaults.ts";
+import { CLIENT_VIEW, OPERATOR_VIEW, type Viewer } from "./disclosure.ts";
 import type { EpisodeDefaults } from "./episode.ts";
 import { createHttpApp } from "./http-app.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
@@ -19,6 +21,13 @@ export interface ServeOptions extends SessionLimits, EpisodeDefaults {
   port?: number;
   /** Require `Authorization: Bearer <token>` on every route but `/health`. */
   token?: string;
+  /**
+   * The operator token (a different one from `token`): a request or WebSocket that presents it as its
+   * bearer token (or `access_token`) is authorized and told what clients are not — the task id,
+   * family, difficulty and seed the server chose, the start state hash, a variant's layers and params
+   * in `/metadata`, and each step's harness `layers` (`disclosure.ts`). Unset: nobody is.
+   */
+  operatorToken?: string;
   /**
    * Origins a browser page may call from (exact `scheme://host:port`, or `"*"`). A request or
    * WebSocket upgrade that carries any other `Origin` is refused with 403 `FORBIDDEN_ORIGIN`.
@@ -62,7 +71,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     },
     opts,
   );
-  const check = bearerCheck(opts.token);
+  if (opts.operatorToken !== undefined && opts.operatorToken === "") {
+    throw configError("bad_flag", "the operator token is empty");
+  }
+  if (opts.operatorToken !== undefined && opts.operatorToken === opts.token) {
+    throw configError("bad_flag", "the operator token must differ from the client token");
+  }
+  const clientCheck = bearerCheck(opts.token);
+  const operatorCheck = opts.operatorToken !== undefined ? bearerCheck(opts.operatorToken) : () => false;
+  const check = (authorization: string | undefined | null, query?: string | null) =>
+    clientCheck(authorization, query) || operatorCheck(authorization, query);
+  const viewerOf = (authorization: string | undefined | null, query?: string | null): Viewer =>
+    operatorCheck(authorization, query) ? OPERATOR_VIEW : CLIENT_VIEW;
   let boundPort = 0;
   const hostAllowed = hostCheck(host, () => boundPort);
   const originAllowed = originCheck(opts.allowOrigins);
@@ -75,6 +95,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     spec,
     sessions,
     authorized: (authorization) => check(authorization),
+    viewerOf: (authorization) => viewerOf(authorization),
     hostAllowed,
     originAllowed,
     jsonLimits,
@@ -96,6 +117,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     sessions,
     spec,
     authorized: check,
+    viewerOf,
     hostAllowed,
     originAllowed,
     jsonLimits,

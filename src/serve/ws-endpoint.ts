@@ -6,6 +6,7 @@ import type { EnvSpec } from "../core/contracts.ts";
 import { WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { CLIENT_VIEW, type Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import { handleMcpRpc } from "./mcp-rpc.ts";
@@ -25,6 +26,8 @@ export interface WsEndpointDeps {
   /** The served spec (its tools answer the `mcp` message's `tools/list`). */
   spec: EnvSpec;
   authorized: (authorization: string | undefined | null, query?: string | null) => boolean;
+  /** Who the upgrade's token makes the connection (`disclosure.ts`). Default: a client. */
+  viewerOf?: (authorization: string | undefined | null, query?: string | null) => Viewer;
   /** DNS-rebinding guard on the Host header. */
   hostAllowed: (host: string | undefined | null) => boolean;
   /** Cross-site guard on the upgrade's Origin header (always true without an Origin). */
@@ -74,6 +77,7 @@ function rawText(data: RawData): string {
 export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint {
   const { sessions, spec } = deps;
   const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
+  const viewerOf = deps.viewerOf ?? (() => CLIENT_VIEW);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: deps.maxPayloadBytes,
@@ -97,7 +101,8 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     if (!deps.authorized(req.headers.authorization, url.searchParams.get("access_token"))) {
       return rejectUpgrade(socket, "Unauthorized", "UNAUTHORIZED");
     }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+    const viewer = viewerOf(req.headers.authorization, url.searchParams.get("access_token"));
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, viewer));
   });
 
   function send(ws: WebSocket, message: WsServerMessage): void {
@@ -112,7 +117,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     return { type: "error", data: e.toData() as { message: string; code: string } };
   }
 
-  function onConnection(ws: WebSocket): void {
+  function onConnection(ws: WebSocket, viewer: Viewer): void {
     alive.set(ws, true);
     ws.on("pong", () => alive.set(ws, true));
     ws.on("error", () => ws.terminate());
@@ -142,7 +147,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       }
       // Every reply, errors included, goes through the session's queue so replies keep request order.
       session
-        .exclusive(sessions.clock, () => handle(session, msg))
+        .exclusive(sessions.clock, () => handle(session, viewer, msg))
         .then(
           (reply) => {
             if (reply) send(ws, reply);
@@ -159,6 +164,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
 
   async function handle(
     session: Episode,
+    viewer: Viewer,
     msg: WsClientMessage | ServeError,
   ): Promise<WsServerMessage | null> {
     if (msg instanceof ServeError) throw msg;
@@ -167,17 +173,20 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
         const params = parseResetParams(msg.data);
         return {
           type: "observation",
-          data: await session.reset(params, params.episode_id ?? `ep-${randomUUID()}`),
+          data: await session.reset(params, params.episode_id ?? `ep-${randomUUID()}`, viewer),
         };
       }
       case "step":
-        return { type: "observation", data: await session.step(parseAction(msg.data, "step.data")) };
+        return {
+          type: "observation",
+          data: await session.step(parseAction(msg.data, "step.data"), { viewer }),
+        };
       case "state":
-        return { type: "state", data: session.state() };
+        return { type: "state", data: session.state(viewer) };
       case "mcp":
         return {
           type: "mcp",
-          data: (await handleMcpRpc(msg.data, { spec, sessions, session })) as unknown as JsonObject,
+          data: (await handleMcpRpc(msg.data, { spec, sessions, session, viewer })) as unknown as JsonObject,
         };
       case "close":
         return null;

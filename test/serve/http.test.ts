@@ -103,7 +103,7 @@ describe("serve over HTTP", () => {
 
   test("episode ids keep separate sessions; interleaved steps do not mix", async () => {
     const a = await client.reset({ episode_id: "alpha", family: "approved-replacement", seed: 1 });
-    const b = await client.reset({ episode_id: "beta", family: "denied", seed: 2 });
+    const b = await client.reset({ episode_id: "beta", family: "denied", difficulty: 1, seed: 2 });
     assert.equal(a.metadata.episode_id, "alpha");
     assert.equal(b.metadata.episode_id, "beta");
     const queueA: Parameters<ServeClient["step"]>[1][] = [];

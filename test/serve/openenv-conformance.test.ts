@@ -107,7 +107,10 @@ describe("OpenEnv conformance", () => {
     assert.deepEqual(Object.keys(reset.data).sort(), ["done", "metadata", "observation", "reward"]);
     assert.equal(reset.data.done, false);
     assert.equal(reset.data.reward, null);
-    assert.ok(Number.isInteger(reset.data.metadata.seed) && reset.data.metadata.seed >= 0);
+    // the server picked the seed: a client is not told it (issue 17), its own choices are echoed
+    assert.equal(reset.data.metadata.seed, undefined);
+    assert.equal(reset.data.metadata.family, "denied");
+    assert.equal(reset.data.metadata.difficulty, 1);
     const caseId = reset.data.observation.context.case_id as string;
 
     const listed = await ws.send({
@@ -232,7 +235,8 @@ describe("OpenEnv conformance", () => {
   test("HTTP: seed -1 picks a seed; other negatives and bad fields are 422 with an errors list", async () => {
     const any = await postJson(`${server.url}/reset`, { seed: -1 });
     assert.equal(any.status, 200);
-    assert.ok(any.body.metadata.seed >= 0);
+    assert.equal(typeof any.body.metadata.episode_id, "string");
+    assert.equal(any.body.metadata.seed, undefined, "the seed the server picked is not told");
     const bad = await postJson(`${server.url}/reset`, { seed: -7, difficulty: "x" });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.code, "VALIDATION_ERROR");

@@ -21,25 +21,29 @@ const VARIANT: JsonValue = {
   ],
 };
 
+const OPERATOR = "operator-secret";
+
 describe("serving a harnessed variant", () => {
   let target: ServeTarget;
   let server: RunningServer;
   before(async () => {
     target = defaultGym().target(undefined, VARIANT);
-    server = await startServer({ target, port: 0 });
+    server = await startServer({ target, port: 0, operatorToken: OPERATOR });
   });
   after(() => server.close());
 
-  test("metadata names the variant and its base world", async () => {
+  test("metadata names the variant and its base world; its layers only to the operator", async () => {
     assert.match(target.id, /^v-[0-9a-f]+$/);
     const meta = await new ServeClient(server.url).metadata();
     assert.equal(meta.environment, target.id);
     assert.equal(meta.world, "device-support@1");
-    assert.deepEqual((meta.variant as JsonObject).world, "device-support@1");
+    assert.equal(meta.variant, undefined);
+    const operator = await new ServeClient(server.url, { token: OPERATOR }).metadata();
+    assert.deepEqual((operator.variant as JsonObject).world, "device-support@1");
   });
 
-  test("an HTTP episode plays to completion through the layer; its step info reaches the client", async () => {
-    const client = new ServeClient(server.url);
+  test("an HTTP episode plays to completion through the layer; its step info reaches the operator", async () => {
+    const client = new ServeClient(server.url, { token: OPERATOR });
     const first = await client.reset({ family: "needs-approval", seed: 2, difficulty: 1 });
     const id = String(first.metadata.episode_id);
     const { last, steps } = await playPolicy("cautious", first, (a) => client.step(id, a));

@@ -16,6 +16,7 @@ export interface ServeFlags {
   port: number;
   host: string;
   token?: string;
+  operatorToken?: string;
   maxSessions: number;
   idleTimeoutS: number;
   maxSteps: number;
@@ -57,6 +58,10 @@ export function registerServe(program: Command, gymSource: GymSource): void {
     .option("--port <n>", "port (0: any free port)", intOption("--port"), DEFAULT_PORT)
     .option("--host <addr>", "address to bind (non-loopback exposes the server to the network)", "127.0.0.1")
     .option("--token <token>", "require `Authorization: Bearer <token>` (or set PROVING_SERVE_TOKEN)")
+    .option(
+      "--operator-token <token>",
+      "a second token whose holder is told hidden task parameters and fault layers (or set PROVING_SERVE_OPERATOR_TOKEN)",
+    )
     .option(
       "--max-sessions <n>",
       "concurrent sessions (HTTP episodes + WS connections)",
@@ -121,12 +126,14 @@ export function registerServe(program: Command, gymSource: GymSource): void {
         );
       }
       const token = flags.token ?? process.env.PROVING_SERVE_TOKEN;
+      const operatorToken = flags.operatorToken ?? process.env.PROVING_SERVE_OPERATOR_TOKEN;
       const { startServer } = await import("../../serve/server.ts");
       const server = await startServer({
         target,
         host: flags.host,
         port: flags.port,
         ...(token ? { token } : {}),
+        ...(operatorToken ? { operatorToken } : {}),
         maxSessions: flags.maxSessions,
         idleTimeoutMs: flags.idleTimeoutS * 1000,
         maxSteps: flags.maxSteps,
@@ -147,7 +154,7 @@ export function registerServe(program: Command, gymSource: GymSource): void {
       process.stderr.write(
         `proving serve: ${target.id} on ${server.url} (WebSocket ${wsUrl}); ` +
           `≤${server.sessions.maxSessions} sessions, idle ${flags.idleTimeoutS} s` +
-          `${token ? ", bearer token required" : ""}. Ctrl-C stops.\n`,
+          `${token ? ", bearer token required" : ""}${operatorToken ? ", operator token set" : ""}. Ctrl-C stops.\n`,
       );
       if (!isLoopbackHost(flags.host) && !token) {
         process.stderr.write(
