@@ -16,8 +16,13 @@ import { heldoutManifest, regressionManifest, type TaskManifest } from "./regres
 import { runSpecs } from "./run-specs.ts";
 import type { SplitFile } from "./split-file.ts";
 import { plannedSpecs } from "./split-specs.ts";
-import type { CurriculumEpisodesTable, CurriculumEvaluationsTable } from "./store-tables.ts";
-import { taskKeyId } from "./task-key.ts";
+import type {
+  CurriculumEpisodesTable,
+  CurriculumEvaluationsTable,
+  CurriculumTasksTable,
+} from "./store-tables.ts";
+import { type TaskKey, taskKeyId } from "./task-key.ts";
+import { fillPool, type PoolOptions, poolRequests, poolSeeds } from "./task-pool.ts";
 
 /** A curriculum run's settings: plain JSON, stored with the run (a resume reads them back). */
 export interface CurriculumRunConfig {
@@ -39,6 +44,12 @@ export interface CurriculumRunConfig {
   horizon?: HorizonStage[];
   /** Store a sampler snapshot after every this many episodes (episodes between are replayed). */
   snapshotEvery: number;
+  /**
+   * Pre-generate tasks into the store's pool (`curriculum_tasks`, pool id = run id) before the first
+   * episode and sample only keys with an accepted (and, with `requireReview`, approved) pooled task;
+   * episodes cycle through their key's pooled seeds. Absent: tasks are generated at trial time.
+   */
+  pool?: PoolOptions;
 }
 
 /** The generation record of an episode's task: enough to regenerate and compare it. */
@@ -103,6 +114,8 @@ export interface CurriculumRunOptions {
   agent?: ResolvedAgent;
   /** Skip the clean-start check's fresh reference instance (the benchmark measures without it too). */
   checkCleanStart?: boolean;
+  /** Called once the task pool is filled (with its rows), before the first episode. */
+  onPool?: (rows: CurriculumTasksTable[]) => void;
 }
 
 /** Fills a run config's defaults. */
@@ -239,8 +252,37 @@ export async function runCurriculum(
     ...(opts.checkCleanStart === false ? {} : { startStates }),
   };
 
+  // --- the task pool: pre-generated and gated off the run's thread, before any episode
+  let filter: ((key: TaskKey) => boolean) | undefined;
+  let pooledSeed: ((key: TaskKey) => number) | undefined;
+  const uses = new Map<string, number>();
+  if (config.pool) {
+    const pool = await fillPool(poolRequests(state, config.pool.perKey), {
+      gym,
+      cache: history,
+      poolId: config.id,
+      pool: config.pool,
+      now,
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    });
+    opts.onPool?.(pool);
+    const seeds = poolSeeds(pool, await history.reviews(config.id), {
+      ...(config.pool.requireReview ? { requireReview: true } : {}),
+      asOf: run.createdAt,
+    });
+    filter = (key) => seeds(key).length > 0;
+    pooledSeed = (key) => {
+      const id = taskKeyId(key);
+      const n = uses.get(id) ?? 0;
+      uses.set(id, n + 1);
+      const list = seeds(key);
+      return list[n % list.length];
+    };
+  }
+
   // --- restore: the latest snapshot, then replay the episodes after it
   const rows = await history.episodes(config.id);
+  for (const r of rows) uses.set(r.task_key, (uses.get(r.task_key) ?? 0) + 1);
   const done = rows.length;
   rows.forEach((r, i) => {
     if (r.idx !== i + 1)
@@ -252,7 +294,7 @@ export async function runCurriculum(
   const snap = await history.latestSnapshot(config.id, done);
   if (snap) state.restore({ ...(snap.snapshot as CurriculumSnapshot), episode: snap.afterEpisode });
   for (const row of rows.slice(snap?.afterEpisode ?? 0)) {
-    const key = state.nextKey();
+    const key = state.nextKey(filter);
     if (taskKeyId(key) !== row.task_key) {
       throw internalError(
         "curriculum_history_diverged",
@@ -309,9 +351,9 @@ export async function runCurriculum(
       interrupted = true;
       break;
     }
-    const key = state.nextKey();
+    const key = state.nextKey(filter);
     const id = taskKeyId(key);
-    const seed = state.seedFor(key, index);
+    const seed = pooledSeed ? pooledSeed(key) : state.seedFor(key, index);
     const budget = horizon ? { ...config.budget, maxSteps: horizon(index - 1) } : config.budget;
     const variant = state.variantOf(key);
     const [spec] = plannedSpecs([{ key, ...(variant !== undefined ? { variant } : {}), seed }], {

@@ -1,8 +1,15 @@
 import type { CurriculumRunRow } from "./curriculum-store.ts";
-import type { CurriculumEpisodesTable, CurriculumEvaluationsTable } from "./store-tables.ts";
+import type {
+  CurriculumEpisodesTable,
+  CurriculumEvaluationsTable,
+  CurriculumReviewsTable,
+  CurriculumTasksTable,
+} from "./store-tables.ts";
+import type { TaskCache } from "./task-pool.ts";
 
-/** What a curriculum run reads and writes of its history: the store's curriculum tables, or memory. */
-export interface CurriculumHistory {
+/** What a curriculum run reads and writes of its history (and its task pool): the store's curriculum tables, or memory. */
+export interface CurriculumHistory extends TaskCache {
+  saveReview(row: CurriculumReviewsTable): Promise<void>;
   createRun(id: string, config: Record<string, unknown>, createdAt: string): Promise<CurriculumRunRow>;
   getRun(id: string): Promise<CurriculumRunRow | undefined>;
   setStatus(id: string, status: string): Promise<void>;
@@ -22,6 +29,34 @@ export class MemoryHistory implements CurriculumHistory {
   readonly #episodes = new Map<string, CurriculumEpisodesTable[]>();
   readonly #snapshots = new Map<string, Map<number, string>>();
   readonly #evaluations = new Map<string, CurriculumEvaluationsTable[]>();
+  readonly #tasks = new Map<string, CurriculumTasksTable[]>();
+  readonly #reviews = new Map<string, CurriculumReviewsTable[]>();
+
+  async saveTasks(rows: readonly CurriculumTasksTable[]) {
+    for (const row of rows) {
+      const list = this.#tasks.get(row.run_id) ?? [];
+      this.#tasks.set(row.run_id, [...list.filter((t) => t.item_id !== row.item_id), { ...row }]);
+    }
+  }
+
+  async tasks(poolId: string, status?: string) {
+    return (this.#tasks.get(poolId) ?? [])
+      .filter((t) => !status || t.status === status)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.item_id.localeCompare(b.item_id))
+      .map((t) => ({ ...t }));
+  }
+
+  async saveReview(row: CurriculumReviewsTable) {
+    const list = this.#reviews.get(row.run_id) ?? [];
+    this.#reviews.set(row.run_id, [...list.filter((r) => r.item_id !== row.item_id), { ...row }]);
+  }
+
+  async reviews(poolId: string) {
+    return (this.#reviews.get(poolId) ?? [])
+      .slice()
+      .sort((a, b) => a.item_id.localeCompare(b.item_id))
+      .map((r) => ({ ...r }));
+  }
 
   async createRun(id: string, config: Record<string, unknown>, createdAt: string): Promise<CurriculumRunRow> {
     const existing = this.#runs.get(id);

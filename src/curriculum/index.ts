@@ -40,6 +40,12 @@ export {
   informative,
   type RolloutGroup,
 } from "./dynamic-sampling.ts";
+export {
+  type GenerationOutcome,
+  type GenerationRequest,
+  generateOne,
+} from "./generation-batch.ts";
+export { type GenerationThreadOptions, generateInThread } from "./generation-thread.ts";
 export { type CurriculumHistory, MemoryHistory } from "./history.ts";
 export { type HorizonStage, horizonSchedule, parseHorizon } from "./horizon-schedule.ts";
 export { KeyBook, type KeyBookState } from "./key-book.ts";
@@ -86,6 +92,15 @@ export type { CurriculumDatabase, CurriculumVariantsTable } from "./store-tables
 export { type StoredVariant, splitWithVariants, type VariantInput } from "./stored-variants.ts";
 export { type TargetBandOptions, TargetBandSampler } from "./target-band-sampler.ts";
 export { readTaskKey, type TaskKey, taskKeyId } from "./task-key.ts";
+export {
+  baseKey,
+  fillPool,
+  type PoolOptions,
+  poolItemId,
+  poolRequests,
+  poolSeeds,
+  type TaskCache,
+} from "./task-pool.ts";
 export { buildTaskSpace, familyOf, type SpaceEntry, type TaskSpace } from "./task-space.ts";
 export { UniformSampler } from "./uniform-sampler.ts";
 export { normalize, weightedDraw } from "./weighted-draw.ts";

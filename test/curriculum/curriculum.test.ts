@@ -2,13 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Observation } from "../../src/core/contracts.ts";
-import {
-  type Curriculum,
-  createCurriculum,
-  familyOf,
-  processPenalty,
-  taskKeyId,
-} from "../../src/curriculum/index.ts";
+import { type Curriculum, createCurriculum, familyOf, taskKeyId } from "../../src/curriculum/index.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
 import { SPLIT } from "./fixtures/split.ts";
 

@@ -38,6 +38,9 @@ export interface CurriculumFlags {
   store?: string;
   json?: boolean;
   storedVariants?: boolean;
+  pool?: number;
+  poolTimeoutMs?: number;
+  requireReview?: boolean;
 }
 
 /** Reads a split file (YAML or JSON); `unreadable_file` / `bad_split_file`. */
@@ -146,6 +149,20 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     .option("--horizon <stages>", "interaction horizon: EPISODE:MAXSTEPS pairs, e.g. 0:20,100:60")
     .option("--no-difficulty", "no per-family difficulty adjustment: the sampler picks any difficulty")
     .option("--no-stored-variants", "leave the store's accepted variants (the rigger's) out of a new run")
+    .option(
+      "--pool <n>",
+      "pre-generate N gated tasks per key into the store (in a worker thread) and sample only those",
+      intOption("--pool"),
+    )
+    .option(
+      "--pool-timeout-ms <n>",
+      "a task generation taking longer fails (default 10000)",
+      intOption("--pool-timeout-ms"),
+    )
+    .option(
+      "--require-review",
+      "sample only pooled tasks and stored variants approved by `curriculum review` (implies --pool 4)",
+    )
     .option("--max-steps <n>", "step budget per trial", intOption("--max-steps"))
     .option("--timeout-ms <n>", "wall-clock budget per trial", intOption("--timeout-ms"))
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
@@ -190,6 +207,15 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
           ...(flags.snapshotEvery !== undefined ? { snapshotEvery: flags.snapshotEvery } : {}),
           ...(flags.horizon ? { horizon: parseHorizon(flags.horizon) } : {}),
           ...(flags.difficulty === false ? { difficulty: false as const } : {}),
+          ...(flags.pool !== undefined || flags.requireReview
+            ? {
+                pool: {
+                  perKey: flags.pool ?? 4,
+                  ...(flags.poolTimeoutMs !== undefined ? { timeoutMs: flags.poolTimeoutMs } : {}),
+                  ...(flags.requireReview ? { requireReview: true } : {}),
+                },
+              }
+            : {}),
           budget: budget as never,
         });
         const result = await withStore(file, "write", (store) =>
