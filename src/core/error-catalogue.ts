@@ -124,6 +124,11 @@ export const ERROR_CATALOGUE = {
     meaning: "an experiment with this id is stored with a different plan",
   },
   experiment_exists: { fault: "config", meaning: "an experiment with this id is stored already" },
+  experiment_live: {
+    fault: "config",
+    meaning:
+      "another live process holds the experiment's lease (running, resuming or following it); --force takes over a dead one's",
+  },
   invalid_experiment_id: {
     fault: "config",
     meaning: "an experiment id that is empty, too long or not printable",
@@ -132,6 +137,10 @@ export const ERROR_CATALOGUE = {
   manifest_conflict: {
     fault: "config",
     meaning: "a manifest write disagrees with the manifest stored for the experiment",
+  },
+  manifest_too_large: {
+    fault: "config",
+    meaning: "the experiment plans more trials than one manifest holds (MAX_MANIFEST_TRIALS, 1,000,000)",
   },
   missing_api_key: { fault: "config", meaning: "the environment variable holding an LLM API key is not set" },
   missing_world: { fault: "config", meaning: "`serve` was given neither `--world` nor `--variant`" },
@@ -370,7 +379,8 @@ export const ERROR_CATALOGUE = {
   },
   store_busy: {
     fault: "infrastructure",
-    meaning: "the SQLite store is locked by another writer; retrying may help",
+    meaning:
+      "another process held the SQLite store's write lock past the store's limit (busyTimeoutMs, 60 s; retried with backoff until then)",
   },
   store_failed: { fault: "infrastructure", meaning: "a store operation failed in the database driver" },
   store_open_failed: { fault: "infrastructure", meaning: "the store file cannot be opened or migrated" },

@@ -4,7 +4,7 @@ import { manifestRows, type TrialSummary } from "../core/trial-summary.ts";
 import type { Gym } from "../gym/gym.ts";
 import type { ExperimentConfig } from "../runner/experiment.ts";
 import { expandManifest } from "../runner/manifest.ts";
-import { openExperiment } from "../runner/open-experiment.ts";
+import { openLeasedExperiment } from "../runner/open-experiment.ts";
 import { type ExperimentResult, newExperimentId, type Progress, resolveAgents } from "../runner/run.ts";
 import type { Store } from "../store/store.ts";
 import { reconcileExperiment } from "./reconcile.ts";
@@ -25,6 +25,10 @@ export interface QueuedRunOptions extends TrialQueueOptions {
   reconcileMs?: number;
   cwd?: string;
   now?: () => Date;
+  /** Take the experiment's lease over from a process that died (another live coordinator or run refuses). */
+  force?: boolean;
+  /** The lease's length without a heartbeat (default 30000 ms). */
+  leaseMs?: number;
 }
 
 export interface QueuedRunResult extends ExperimentResult {
@@ -79,16 +83,22 @@ export async function runQueuedExperiment(
   const variants = config.variants?.length ? run.planVariants(config) : undefined;
   const manifest = expandManifest(experimentId, config, refs, run.registry, variants);
   const stored = { ...config, id: experimentId } as unknown as JsonObject;
-  const recordedBefore = await openExperiment(
+  // held while planning, enqueueing and following (not by the workers: their records are write-once)
+  const { recorded: recordedBefore, lease } = await openLeasedExperiment(
     store,
     { id: experimentId, config: stored, createdAt: now().toISOString() },
     manifest,
+    {
+      ...(opts.force ? { force: true } : {}),
+      ...(opts.leaseMs !== undefined ? { ttlMs: opts.leaseMs } : {}),
+    },
   );
-  await store.setExperimentGym(experimentId, gym.describe() as unknown as JsonObject);
-  const queue = await openTrialQueue(opts.queueUrl);
   let enqueued = 0;
   let interrupted = false;
+  let queue: Awaited<ReturnType<typeof openTrialQueue>> | undefined;
   try {
+    await store.setExperimentGym(experimentId, gym.describe() as unknown as JsonObject);
+    queue = await openTrialQueue(opts.queueUrl);
     const first = await reconcileExperiment(store, queue, experimentId, opts);
     enqueued += first.enqueued;
     if (!opts.detach) {
@@ -106,7 +116,7 @@ export async function runQueuedExperiment(
           await reconcileExperiment(store, queue, experimentId, opts); // marks it completed
           break;
         }
-        if (opts.signal?.aborted) {
+        if (opts.signal?.aborted || lease.lost) {
           interrupted = true;
           break;
         }
@@ -118,7 +128,8 @@ export async function runQueuedExperiment(
       }
     }
   } finally {
-    await queue.close().catch(() => undefined);
+    await queue?.close().catch(() => undefined);
+    await lease.release();
   }
   const recorded = await store.listTrials(experimentId);
   return {

@@ -15,6 +15,11 @@ export interface RedisRateLimitOptions {
   prefix?: string;
   /** Told the Redis server's time (ms) of every request this process is admitted (metrics, tests). */
   onAdmit?: (key: string, serverMs: number) => void;
+  /**
+   * A Redis list that gets `endpoint server-ms` of every admission, by every process (an audit of the
+   * global limit: `proving worker --llm-audit-key`). Unbounded: trim or delete it yourself.
+   */
+  auditKey?: string;
 }
 
 // Sliding-window log on the Redis server's clock: a request is admitted only if fewer than the limit
@@ -40,6 +45,7 @@ if tpw > 0 then
 end
 redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], window)
+if KEYS[4] then redis.call('RPUSH', KEYS[4], ARGV[5] .. ' ' .. now) end
 return -now`;
 
 const SPEND = `
@@ -92,7 +98,11 @@ export async function createRedisRateLimit(
       for (;;) {
         if (signal?.aborted) throw signal.reason;
         const [req, tok, hold] = keys(key);
-        const wait = Number(await redis.eval(ADMIT, 3, req!, tok!, hold!, windowMs, rpw, tpw, id));
+        const wait = Number(
+          opts.auditKey
+            ? await redis.eval(ADMIT, 4, req!, tok!, hold!, opts.auditKey, windowMs, rpw, tpw, id, key)
+            : await redis.eval(ADMIT, 3, req!, tok!, hold!, windowMs, rpw, tpw, id),
+        );
         if (wait <= 0) {
           opts.onAdmit?.(key, -wait);
           return;

@@ -27,6 +27,10 @@ export interface TrialWorkerOptions {
   maxStalls?: number;
   /** Re-enqueue running experiments' unrecorded trials this often; 0 = never (default 30000). */
   reconcileMs?: number;
+  /** Attempts of the jobs this worker's reconciler (re-)enqueues (default 3; `run --queue --attempts` sets its own). */
+  attempts?: number;
+  /** Heap limit of each trial process (`--max-old-space-size`): a trial past it dies and fails its attempt. */
+  trialMemoryMb?: number;
   /** The environment of the trial processes (their gyms' API keys). */
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -49,8 +53,11 @@ export interface TrialWorker {
 }
 
 /** A `.ts` processor (a checkout run through tsx's API, not `--import`) needs tsx in its child too. */
-function processorExecArgv(): string[] {
-  const args = process.execArgv.filter((a) => !a.startsWith("--inspect"));
+function processorExecArgv(memoryMb?: number): string[] {
+  const args = process.execArgv.filter(
+    (a) => !a.startsWith("--inspect") && !(memoryMb && a.startsWith("--max-old-space-size")),
+  );
+  if (memoryMb) args.push(`--max-old-space-size=${Math.floor(memoryMb)}`);
   if (!import.meta.url.endsWith(".ts") || args.some((a) => a.includes("tsx"))) return args;
   return [...args, "--import", import.meta.resolve("tsx")];
 }
@@ -79,7 +86,7 @@ export async function startTrialWorker(opts: TrialWorkerOptions): Promise<TrialW
     maxStalledCount: opts.maxStalls ?? 3,
     useWorkerThreads: false,
     workerForkOptions: {
-      execArgv: processorExecArgv(),
+      execArgv: processorExecArgv(opts.trialMemoryMb),
       env: {
         ...opts.env,
         [STORE_ENV]: opts.storeUrl,
@@ -115,6 +122,11 @@ export async function startTrialWorker(opts: TrialWorkerOptions): Promise<TrialW
         "infrastructure",
       );
       const recorded = await opts.store.recordTrialOnce(record);
+      // an attempt whose process died (killed, out of memory) never ended itself
+      await opts.store.abandonAttempts(spec.id, {
+        endedAt: new Date().toISOString(),
+        error: `abandoned: its process died; the trial was given up: ${err.message}`,
+      });
       emit({ kind: "poison", trialId: spec.id, recorded });
     } catch (e) {
       emit({ kind: "error", error: `recording poison trial ${job.data.trialId}: ${errorMessage(e)}` });
@@ -125,7 +137,7 @@ export async function startTrialWorker(opts: TrialWorkerOptions): Promise<TrialW
   const timer =
     reconcileMs > 0
       ? setInterval(() => {
-          reconcileRunning(opts.store, queue).catch((e) =>
+          reconcileRunning(opts.store, queue, opts.attempts ? { attempts: opts.attempts } : {}).catch((e) =>
             emit({ kind: "error", error: `reconcile: ${errorMessage(e)}` }),
           );
         }, reconcileMs)

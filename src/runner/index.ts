@@ -6,7 +6,7 @@ export { DEFAULT_BUDGET, DEMO_EXPERIMENT, parseExperiment } from "./experiment.t
 export type { Interrupt } from "./interrupt.ts";
 export { interruptOnSignals } from "./interrupt.ts";
 export type { PlannedVariant } from "./manifest.ts";
-export { expandManifest, trialId } from "./manifest.ts";
+export { expandManifest, MAX_MANIFEST_TRIALS, plannedTrialCount, trialId } from "./manifest.ts";
 export type { ReplayDivergence, ReplayOptions, ReplayResult } from "./replay.ts";
 export { replayTrial } from "./replay.ts";
 export type { ResumeResult } from "./resume.ts";

@@ -27,6 +27,28 @@ export function trialId(parts: {
 }
 
 /**
+ * The most planned trials one experiment may have. The manifest is built in memory and written to the
+ * store before any trial runs, so a plan past this is refused up front (`manifest_too_large`) instead
+ * of running out of memory; split a larger study into several experiments.
+ */
+export const MAX_MANIFEST_TRIALS = 1_000_000;
+
+/** How many trials `expandManifest` would plan, without building them. */
+export function plannedTrialCount(
+  config: ExperimentConfig,
+  agents: number,
+  registry: Registry,
+  variants: PlannedVariant[] = config.worlds.map((world) => ({ world })),
+): number {
+  let total = 0;
+  for (const v of variants) {
+    const families = config.families?.length ?? registry.world(v.world).families.length;
+    total += families * config.difficulties.length * config.trials * agents * config.repeats;
+  }
+  return total;
+}
+
+/**
  * Expands an experiment into its manifest: worlds (or variants) × families × difficulties × seeds ×
  * agents × repeats, each a planned trial with its own id. Every planned trial stays in the denominator.
  */
@@ -37,6 +59,13 @@ export function expandManifest(
   registry: Registry,
   variants: PlannedVariant[] = config.worlds.map((world) => ({ world })),
 ): TrialSpec[] {
+  const planned = plannedTrialCount(config, agents.length, registry, variants);
+  if (planned > MAX_MANIFEST_TRIALS) {
+    throw configError(
+      "manifest_too_large",
+      `the experiment plans ${planned} trials; one experiment holds at most ${MAX_MANIFEST_TRIALS} (lower --trials, --repeats or the lists, or split it into several experiments)`,
+    );
+  }
   const specs: TrialSpec[] = [];
   const budget: Budget = { ...config.budget };
   for (const v of variants) {

@@ -8,13 +8,14 @@ import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
 import { manifestRows, summarizeTrial, type TrialSummary } from "../core/trial-summary.ts";
+import type { HeldLease } from "../store/experiment-lease.ts";
 import type { Store } from "../store/store.ts";
 import { TrialWriter } from "../store/trial-writer.ts";
 import type { StartStates } from "./clean-start.ts";
 import { EnvironmentPool } from "./env-pool.ts";
 import type { ExperimentConfig } from "./experiment.ts";
 import { expandManifest, type PlannedVariant } from "./manifest.ts";
-import { openExperiment } from "./open-experiment.ts";
+import { openLeasedExperiment } from "./open-experiment.ts";
 import { runTrial } from "./trial.ts";
 import { unranRecord } from "./trial-record.ts";
 
@@ -58,6 +59,13 @@ export interface RunOptions {
   checkCleanStart?: boolean;
   /** Skip the after-episode check (one timer turn per trial, watching for callbacks that fire late). */
   checkAfterEnd?: boolean;
+  /**
+   * With a store, the run holds the experiment's lease (`experiment_live` if another live process
+   * runs or resumes it): `force` takes it over from a dead one. `leaseMs` is its length without a
+   * heartbeat (default 30000).
+   */
+  force?: boolean;
+  leaseMs?: number;
 }
 
 export interface ExperimentResult {
@@ -120,96 +128,109 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
   const manifest = expandManifest(experimentId, config, refs, opts.registry, variants);
   const store = opts.store;
   let recorded = new Set<string>();
+  let lease: HeldLease | undefined;
   if (store) {
     const stored = { ...config, id: experimentId } as unknown as JsonObject;
-    recorded = await openExperiment(
+    ({ recorded, lease } = await openLeasedExperiment(
       store,
       { id: experimentId, config: stored, createdAt: now().toISOString() },
       manifest,
-    );
+      {
+        ...(opts.force ? { force: true } : {}),
+        ...(opts.leaseMs !== undefined ? { ttlMs: opts.leaseMs } : {}),
+      },
+    ));
   }
-  const todo = manifest.filter((s) => !recorded.has(s.id));
-  const byAgent = new Map(agents.map((a) => [a.ref.id, a]));
-  const progress: Progress = {
-    planned: manifest.length,
-    done: recorded.size,
-    passed: 0,
-    violated: 0,
-    errors: 0,
-    outcomes: {},
-  };
-  const results = new Map<string, TrialSummary>();
-  const startStates: StartStates = new Map();
-  const writer = store ? new TrialWriter(store, { batchSize: 64 }) : undefined;
-  let lastFlush = Date.now();
-  let next = 0;
-  const concurrency = Math.max(1, opts.concurrency ?? config.concurrency ?? os.availableParallelism());
-
-  const worker = async () => {
-    const pool = opts.reuseEnvironments ? new EnvironmentPool(opts.environment ?? bareWorld) : undefined;
-    while (next < todo.length && !opts.signal?.aborted) {
-      const spec = todo[next++];
-      const record = await runPlanned(spec);
-      results.set(spec.id, summarizeTrial(record));
-      progress.done++;
-      progress.outcomes[record.outcome] = (progress.outcomes[record.outcome] ?? 0) + 1;
-      if (record.outcome === "passed") progress.passed++;
-      if (record.verdict?.violations.length) progress.violated++;
-      if (record.outcome === "agent_error" || record.outcome === "infra_error") progress.errors++;
-      if (writer) {
-        writer.add(record);
-        if (Date.now() - lastFlush >= 50) {
-          lastFlush = Date.now();
-          await writer.flush();
-        }
-      }
-      opts.onTrial?.(record, progress);
-    }
-    async function runPlanned(spec: TrialSpec): Promise<TrialRecord> {
-      let world: WorldDefinition;
-      let agent: Agent;
-      try {
-        world = opts.registry.world(spec.world);
-        const resolved = byAgent.get(spec.agent.id);
-        if (!resolved) throw configError("unknown_agent", `no agent "${spec.agent.id}" was resolved`);
-        agent = resolved.forWorld(world);
-      } catch (err) {
-        // a planned trial that cannot even start still counts, with its reason
-        const fault = err instanceof ProvingError ? err.fault : "internal";
-        return unranRecord(spec, "infra_error", `cannot start the trial: ${errorMessage(err)}`, fault);
-      }
-      return runTrial(spec, {
-        world,
-        agent,
-        ...(opts.environment ? { environment: opts.environment } : {}),
-        ...(pool ? { pool } : {}),
-        ...(opts.checkCleanStart === false ? { checkCleanStart: false } : { startStates }),
-        ...(opts.checkAfterEnd === false ? { checkAfterEnd: false } : {}),
-      });
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
-  } catch (err) {
-    // the store failed under us: what was not committed stays missing and a resume picks it up
-    if (store) await store.setExperimentStatus(experimentId, "interrupted").catch(() => undefined);
-    throw err;
+    return await runPlannedTrials();
   } finally {
-    await writer?.flush();
+    await lease?.release();
   }
-  const interrupted = next < todo.length;
-  let recordedRows: Iterable<TrialSummary> = results.values();
-  if (store) {
-    await store.setExperimentStatus(experimentId, interrupted ? "interrupted" : "completed");
-    recordedRows = await store.listTrials(experimentId);
+  async function runPlannedTrials(): Promise<ExperimentResult> {
+    const todo = manifest.filter((s) => !recorded.has(s.id));
+    const byAgent = new Map(agents.map((a) => [a.ref.id, a]));
+    const progress: Progress = {
+      planned: manifest.length,
+      done: recorded.size,
+      passed: 0,
+      violated: 0,
+      errors: 0,
+      outcomes: {},
+    };
+    const results = new Map<string, TrialSummary>();
+    const startStates: StartStates = new Map();
+    const writer = store ? new TrialWriter(store, { batchSize: 64 }) : undefined;
+    let lastFlush = Date.now();
+    let next = 0;
+    const concurrency = Math.max(1, opts.concurrency ?? config.concurrency ?? os.availableParallelism());
+
+    const worker = async () => {
+      const pool = opts.reuseEnvironments ? new EnvironmentPool(opts.environment ?? bareWorld) : undefined;
+      // another process took the lease over (--force): this one starts nothing more
+      while (next < todo.length && !opts.signal?.aborted && !lease?.lost) {
+        const spec = todo[next++];
+        const record = await runPlanned(spec);
+        results.set(spec.id, summarizeTrial(record));
+        progress.done++;
+        progress.outcomes[record.outcome] = (progress.outcomes[record.outcome] ?? 0) + 1;
+        if (record.outcome === "passed") progress.passed++;
+        if (record.verdict?.violations.length) progress.violated++;
+        if (record.outcome === "agent_error" || record.outcome === "infra_error") progress.errors++;
+        if (writer) {
+          writer.add(record);
+          if (Date.now() - lastFlush >= 50) {
+            lastFlush = Date.now();
+            await writer.flush();
+          }
+        }
+        opts.onTrial?.(record, progress);
+      }
+      async function runPlanned(spec: TrialSpec): Promise<TrialRecord> {
+        let world: WorldDefinition;
+        let agent: Agent;
+        try {
+          world = opts.registry.world(spec.world);
+          const resolved = byAgent.get(spec.agent.id);
+          if (!resolved) throw configError("unknown_agent", `no agent "${spec.agent.id}" was resolved`);
+          agent = resolved.forWorld(world);
+        } catch (err) {
+          // a planned trial that cannot even start still counts, with its reason
+          const fault = err instanceof ProvingError ? err.fault : "internal";
+          return unranRecord(spec, "infra_error", `cannot start the trial: ${errorMessage(err)}`, fault);
+        }
+        return runTrial(spec, {
+          world,
+          agent,
+          ...(opts.environment ? { environment: opts.environment } : {}),
+          ...(pool ? { pool } : {}),
+          ...(opts.checkCleanStart === false ? { checkCleanStart: false } : { startStates }),
+          ...(opts.checkAfterEnd === false ? { checkAfterEnd: false } : {}),
+        });
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
+    } catch (err) {
+      // the store failed under us: what was not committed stays missing and a resume picks it up
+      if (store) await store.setExperimentStatus(experimentId, "interrupted").catch(() => undefined);
+      throw err;
+    } finally {
+      await writer?.flush();
+    }
+    const interrupted = next < todo.length;
+    let recordedRows: Iterable<TrialSummary> = results.values();
+    if (store) {
+      await store.setExperimentStatus(experimentId, interrupted ? "interrupted" : "completed");
+      recordedRows = await store.listTrials(experimentId);
+    }
+    const trials = manifestRows(manifest, recordedRows).rows;
+    return {
+      experimentId,
+      config: { ...config, id: experimentId },
+      manifest,
+      trials,
+      ranNow: progress.done - recorded.size,
+      interrupted,
+    };
   }
-  const trials = manifestRows(manifest, recordedRows).rows;
-  return {
-    experimentId,
-    config: { ...config, id: experimentId },
-    manifest,
-    trials,
-    ranNow: progress.done - recorded.size,
-    interrupted,
-  };
 }

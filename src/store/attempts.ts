@@ -1,7 +1,12 @@
 import type { Kysely, Selectable } from "kysely";
 import type { AttemptsTable, StoreDatabase } from "./schema.ts";
 
-export const ATTEMPT_STATUSES = ["running", "recorded", "duplicate", "failed"] as const;
+/**
+ * `running`; `recorded` (its record won); `duplicate` (another attempt's record was first); `failed`
+ * (a throw, with the error); `abandoned` (its worker died or lost the trial: the trial was delivered
+ * again, or given up as a poison trial, while this attempt was still `running`).
+ */
+export const ATTEMPT_STATUSES = ["running", "recorded", "duplicate", "failed", "abandoned"] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 /** One execution of a trial by a worker: the audit trail beside the write-once record. */
@@ -76,4 +81,20 @@ export async function updateAttempt(
     .set({ ended_at: end.endedAt, status: end.status, error: end.error ?? null })
     .where("attempt_id", "=", attemptId)
     .execute();
+}
+
+/** Marks a trial's attempts still `running` (but `except`) as `abandoned`; returns how many. */
+export async function abandonRunning(
+  trx: Kysely<StoreDatabase>,
+  trialId: string,
+  end: { endedAt: string; error: string; except?: string },
+): Promise<number> {
+  let query = trx
+    .updateTable("attempts")
+    .set({ ended_at: end.endedAt, status: "abandoned", error: end.error })
+    .where("trial_id", "=", trialId)
+    .where("status", "=", "running");
+  if (end.except !== undefined) query = query.where("attempt_id", "!=", end.except);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

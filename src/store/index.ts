@@ -5,7 +5,15 @@ export {
   type AttemptStatus,
   type NewAttempt,
 } from "./attempts.ts";
+export { DEFAULT_BUSY_WAIT_MS, isBusyError, retryBusy } from "./busy-retry.ts";
+export {
+  DEFAULT_LEASE_MS,
+  type HeldLease,
+  type HoldLeaseOptions,
+  holdExperimentLease,
+} from "./experiment-lease.ts";
 export { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
+export type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
 export { MIGRATIONS, migrate, STORE_SCHEMA_VERSION, type StoreMigration } from "./migrations.ts";
 export { openPostgresStore, type PostgresStoreOptions } from "./open-postgres.ts";
 export { createStore, DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";

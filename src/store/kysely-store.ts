@@ -6,12 +6,22 @@ import type { JsonObject } from "../core/json.ts";
 import {
   type Attempt,
   type AttemptEnd,
+  abandonRunning,
   attemptFromRow,
   insertAttempt,
   type NewAttempt,
   updateAttempt,
 } from "./attempts.ts";
 import { chunks, ID_CHUNK, rowsPerInsert } from "./batching.ts";
+import {
+  dropLease,
+  type ExperimentLease,
+  type LeaseRequest,
+  type LeaseResult,
+  readLease,
+  renewLease,
+  takeLease,
+} from "./leases.ts";
 import type { ExperimentsTable, StoreDatabase } from "./schema.ts";
 import type {
   CreateExperimentOptions,
@@ -45,6 +55,8 @@ export interface KyselyStoreOptions {
   writeLock?: WriteLock;
   /** Called once, after the database is destroyed by `close()`. */
   onClose?: () => void;
+  /** SQLite: how long a write retries while another process holds the write lock (then `store_busy`). */
+  busyWaitMs?: number;
 }
 
 const EXPERIMENT_ID_MAX = 200;
@@ -113,7 +125,7 @@ export class KyselyStore implements Store {
   }
 
   #write<T>(fn: (trx: Kysely<StoreDatabase>) => Promise<T>): Promise<T> {
-    return writeTransaction(this.#db, this.#dialect, fn, this.#opts.writeLock);
+    return writeTransaction(this.#db, this.#dialect, fn, this.#opts.writeLock, this.#opts.busyWaitMs);
   }
 
   async #requireExperiment(db: Kysely<StoreDatabase>, id: string): Promise<void> {
@@ -335,7 +347,22 @@ export class KyselyStore implements Store {
   }
 
   startAttempt(attempt: NewAttempt): Promise<void> {
-    return this.#run("startAttempt", () => this.#write((trx) => insertAttempt(trx, attempt)));
+    return this.#run("startAttempt", () =>
+      this.#write(async (trx) => {
+        // a new delivery of the trial: an earlier attempt still `running` lost its worker (killed, or
+        // stopped past its lock); if that worker comes back, its end overwrites this (`duplicate`)
+        await abandonRunning(trx, attempt.trialId, {
+          endedAt: attempt.startedAt,
+          error: `abandoned: the trial was delivered again (attempt ${attempt.attempt} on ${attempt.worker})`,
+          except: attempt.attemptId,
+        });
+        await insertAttempt(trx, attempt);
+      }),
+    );
+  }
+
+  abandonAttempts(trialId: string, end: { endedAt: string; error: string }): Promise<number> {
+    return this.#run("abandonAttempts", () => this.#write((trx) => abandonRunning(trx, trialId, end)));
   }
 
   endAttempt(attemptId: string, end: AttemptEnd): Promise<void> {
@@ -349,6 +376,29 @@ export class KyselyStore implements Store {
       const rows = await query.orderBy("started_at").orderBy("attempt").orderBy("attempt_id").execute();
       return rows.map(attemptFromRow);
     });
+  }
+
+  acquireLease(experimentId: string, req: LeaseRequest): Promise<LeaseResult> {
+    return this.#run("acquireLease", () =>
+      this.#write(async (trx) => {
+        await this.#requireExperiment(trx, experimentId);
+        return takeLease(trx, experimentId, req);
+      }),
+    );
+  }
+
+  renewLease(experimentId: string, holder: string, expiresAt: number): Promise<boolean> {
+    return this.#run("renewLease", () =>
+      this.#write((trx) => renewLease(trx, experimentId, holder, expiresAt)),
+    );
+  }
+
+  releaseLease(experimentId: string, holder: string): Promise<void> {
+    return this.#run("releaseLease", () => this.#write((trx) => dropLease(trx, experimentId, holder)));
+  }
+
+  getLease(experimentId: string): Promise<ExperimentLease | undefined> {
+    return this.#run("getLease", () => readLease(this.#db, experimentId));
   }
 
   setExperimentGym(experimentId: string, gym: JsonObject): Promise<void> {

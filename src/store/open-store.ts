@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { errorMessage, ProvingError } from "../core/errors.ts";
+import { DEFAULT_BUSY_WAIT_MS } from "./busy-retry.ts";
 import { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
 import { migrate } from "./migrations.ts";
 import type { PostgresStoreOptions } from "./open-postgres.ts";
@@ -17,9 +18,16 @@ import { acquireWriteLock, releaseWriteLock } from "./write-lock.ts";
 export const DEFAULT_STORE_PATH = ".proving/proving.db";
 
 export interface OpenStoreOptions extends PostgresStoreOptions {
-  /** How long a statement waits for another process's lock before failing (default 5000 ms). */
+  /**
+   * SQLite: how long a write waits in all for another process's write lock before failing with
+   * `store_busy` (default 60000 ms). It is retried with backoff; each try waits at most
+   * `BUSY_TRY_MS` inside SQLite, so the event loop is never blocked for long.
+   */
   busyTimeoutMs?: number;
 }
+
+/** How long one statement waits inside SQLite's busy handler (synchronously) before the store retries. */
+export const BUSY_TRY_MS = 200;
 
 /**
  * Opens (creating when needed, parent directories included) the SQLite store at `path` and
@@ -32,12 +40,13 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
     const { openPostgresStore } = await import("./open-postgres.ts");
     return openPostgresStore(path, opts);
   }
-  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  const busyTimeoutMs = Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS);
+  const perTry = Math.floor(Math.min(busyTimeoutMs, BUSY_TRY_MS));
   let database: Database.Database | undefined;
   try {
     if (path !== ":memory:" && path !== "") mkdirSync(dirname(resolve(path)), { recursive: true });
-    database = new Database(path, { timeout: busyTimeoutMs });
-    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    database = new Database(path, { timeout: perTry });
+    database.pragma(`busy_timeout = ${perTry}`);
     database.pragma("journal_mode = WAL");
     database.pragma("synchronous = FULL");
   } catch (err) {
@@ -54,6 +63,7 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
   return createStore(db, SQLITE_DIALECT, {
     writeLock: acquireWriteLock(key),
     onClose: () => releaseWriteLock(key),
+    busyWaitMs: busyTimeoutMs,
   });
 }
 
@@ -67,7 +77,10 @@ export async function createStore(
   opts: KyselyStoreOptions = {},
 ): Promise<Store> {
   try {
-    const version = await migrate(db, dialect, { writeLock: opts.writeLock });
+    const version = await migrate(db, dialect, {
+      writeLock: opts.writeLock,
+      ...(opts.busyWaitMs !== undefined ? { busyWaitMs: opts.busyWaitMs } : {}),
+    });
     return new KyselyStore(db, dialect, version, opts);
   } catch (err) {
     await db.destroy().catch(() => undefined);

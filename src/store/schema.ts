@@ -101,6 +101,15 @@ export interface ExperimentGymsTable {
   gym: string;
 }
 
+/** Who holds an experiment now (run, resume or a queue coordinator following it), with a heartbeat. */
+export interface ExperimentLeasesTable {
+  experiment_id: string;
+  holder: string;
+  acquired_at: string;
+  /** Epoch ms (bigint: pg returns it as a string). */
+  expires_at: number | string;
+}
+
 export interface StoreDatabase {
   store_migrations: StoreMigrationsTable;
   experiments: ExperimentsTable;
@@ -110,4 +119,5 @@ export interface StoreDatabase {
   verdicts: VerdictsTable;
   attempts: AttemptsTable;
   experiment_gyms: ExperimentGymsTable;
+  experiment_leases: ExperimentLeasesTable;
 }

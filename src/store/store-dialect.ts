@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { retryBusy } from "./busy-retry.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { WriteLock } from "./write-lock.ts";
 
@@ -23,14 +24,18 @@ export const POSTGRES_DIALECT: StoreDialect = { name: "postgres", beginWrite: "b
 /**
  * Runs `fn` in one write transaction on one connection and returns after the commit.
  * Rolls back (and rethrows) when `fn` or the commit fails. With a `lock`, waits for it first.
+ * With `busyWaitMs`, a transaction that found another process holding SQLite's write lock is run
+ * again with backoff for up to that long (then `store_busy`).
  */
 export async function writeTransaction<T>(
   db: Kysely<StoreDatabase>,
   dialect: StoreDialect,
   fn: (trx: Kysely<StoreDatabase>) => Promise<T>,
   lock?: WriteLock,
+  busyWaitMs?: number,
 ): Promise<T> {
-  const run = () => inTransaction(db, dialect, fn);
+  const once = () => inTransaction(db, dialect, fn);
+  const run = busyWaitMs && busyWaitMs > 0 ? () => retryBusy(once, { waitMs: busyWaitMs }) : once;
   return lock ? lock.run(run) : run();
 }
 

@@ -2,6 +2,7 @@ import type { Outcome, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { TrialSummary } from "../core/trial-summary.ts";
 import type { Attempt, AttemptEnd, NewAttempt } from "./attempts.ts";
+import type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
 
 /** A trial's summary row (defined with the other trial types in core: the runner and reports build them too). */
 export type { TrialSummary } from "../core/trial-summary.ts";
@@ -79,12 +80,27 @@ export interface Store {
    * Returns whether this record was inserted.
    */
   recordTrialOnce(record: TrialRecord, attempt?: { attemptId: string; endedAt: string }): Promise<boolean>;
-  /** Opens an attempt (status `running`); an attempt id seen before is left alone. */
+  /**
+   * Opens an attempt (status `running`); an attempt id seen before is left alone. The trial's other
+   * attempts still `running` become `abandoned` (the trial was delivered again: their worker is gone).
+   */
   startAttempt(attempt: NewAttempt): Promise<void>;
+  /** Marks a trial's attempts still `running` as `abandoned` (a poison trial given up); returns how many. */
+  abandonAttempts(trialId: string, end: { endedAt: string; error: string }): Promise<number>;
   /** Ends an attempt without a record of its own (`failed`, with the error). */
   endAttempt(attemptId: string, end: AttemptEnd): Promise<void>;
   /** An experiment's attempts (or one trial's), oldest first. */
   listAttempts(experimentId: string, trialId?: string): Promise<Attempt[]>;
+  /**
+   * Takes the experiment's lease for `req.holder` until `req.nowMs + req.ttlMs`, unless another
+   * holder's lease is live (not expired) and `req.force` is not set: then it is refused with that holder.
+   */
+  acquireLease(experimentId: string, req: LeaseRequest): Promise<LeaseResult>;
+  /** Pushes the holder's lease to `expiresAt`; false when another process took it over. */
+  renewLease(experimentId: string, holder: string, expiresAt: number): Promise<boolean>;
+  /** Drops the holder's lease (a lease another holder took over is left alone). */
+  releaseLease(experimentId: string, holder: string): Promise<void>;
+  getLease(experimentId: string): Promise<ExperimentLease | undefined>;
   /** Stores the gym description queue workers rebuild for this experiment (replacing an earlier one). */
   setExperimentGym(experimentId: string, gym: JsonObject): Promise<void>;
   /** The experiment's stored gym description; `undefined` when it was never run on a queue. */

@@ -339,5 +339,100 @@ export function storeContract(name: string, target: StoreTarget, skip: false | s
         assert.equal(attempts[0]!.endedAt, "2025-01-01T00:00:02Z");
         assert.equal((await store.listAttempts(id, "other")).length, 0);
       }));
+
+    test("attempts: a redelivery abandons the trial's running attempt; a poison give-up abandons the rest", () =>
+      withStore(async (store) => {
+        const id = await experiment(store);
+        const [spec, other] = [makeSpec(id, 0), makeSpec(id, 1)];
+        await store.writeManifest(id, [spec, other]);
+        const start = (attemptId: string, trialId: string, attempt: number, worker: string) =>
+          store.startAttempt({
+            attemptId,
+            trialId,
+            experimentId: id,
+            attempt,
+            worker,
+            startedAt: `2025-01-01T00:00:0${attempt}Z`,
+          });
+        await start("k1", spec.id, 1, "killed");
+        await start("o1", other.id, 1, "killed");
+        await start("k2", spec.id, 2, "fresh");
+        const byId = async () => new Map((await store.listAttempts(id)).map((a) => [a.attemptId, a]));
+        let now = await byId();
+        assert.equal(now.get("k1")!.status, "abandoned");
+        assert.equal(
+          now.get("k1")!.endedAt,
+          "2025-01-01T00:00:02Z",
+          "ended when the trial was delivered again",
+        );
+        assert.match(now.get("k1")!.error!, /delivered again \(attempt 2 on fresh\)/);
+        assert.equal(now.get("k2")!.status, "running", "the new attempt runs");
+        assert.equal(now.get("o1")!.status, "running", "another trial's attempt is untouched");
+        assert.equal(
+          await store.abandonAttempts(other.id, { endedAt: "2025-01-01T00:00:09Z", error: "gave up" }),
+          1,
+        );
+        assert.equal(
+          await store.abandonAttempts(other.id, { endedAt: "2025-01-01T00:00:09Z", error: "again" }),
+          0,
+        );
+        now = await byId();
+        assert.equal(now.get("o1")!.status, "abandoned");
+        assert.equal(now.get("o1")!.error, "gave up");
+        // the stale worker comes back and finishes after all: its end is what happened
+        await store.recordTrialOnce(makeRecord(spec), { attemptId: "k2", endedAt: "2025-01-01T00:00:05Z" });
+        await store.recordTrialOnce(makeRecord(spec), { attemptId: "k1", endedAt: "2025-01-01T00:00:06Z" });
+        now = await byId();
+        assert.equal(now.get("k2")!.status, "recorded");
+        assert.equal(now.get("k1")!.status, "duplicate");
+      }));
+
+    test("experiment lease: refused while live, taken when expired or forced, renewed and released by its holder", () =>
+      withStore(async (store) => {
+        const id = await experiment(store);
+        await rejectsWith(
+          store.acquireLease("nope", { holder: "a", ttlMs: 1000, nowMs: 0 }),
+          "unknown_experiment",
+        );
+        assert.equal(await store.getLease(id), undefined);
+        assert.deepEqual(await store.acquireLease(id, { holder: "a", ttlMs: 1000, nowMs: 10_000 }), {
+          acquired: true,
+        });
+        const held = await store.getLease(id);
+        assert.equal(held?.holder, "a");
+        assert.equal(held?.expiresAt, 11_000);
+        const refused = await store.acquireLease(id, { holder: "b", ttlMs: 1000, nowMs: 10_500 });
+        assert.equal(refused.acquired, false);
+        assert.equal(!refused.acquired && refused.holder.holder, "a");
+        assert.equal(
+          (await store.acquireLease(id, { holder: "a", ttlMs: 1000, nowMs: 10_600 })).acquired,
+          true,
+          "re-entrant",
+        );
+        assert.equal(await store.renewLease(id, "a", 20_000), true);
+        assert.equal(
+          (await store.acquireLease(id, { holder: "b", ttlMs: 1000, nowMs: 19_999 })).acquired,
+          false,
+          "renewed",
+        );
+        const expired = await store.acquireLease(id, { holder: "b", ttlMs: 1000, nowMs: 20_001 });
+        assert.equal(expired.acquired, true, "an expired lease is free");
+        assert.equal(expired.acquired && expired.previous?.holder, "a");
+        assert.equal(
+          await store.renewLease(id, "a", 99_000),
+          false,
+          "the old holder learns it lost the lease",
+        );
+        await store.releaseLease(id, "a");
+        assert.equal(
+          (await store.getLease(id))?.holder,
+          "b",
+          "releasing a lost lease leaves the new holder's",
+        );
+        const forced = await store.acquireLease(id, { holder: "c", ttlMs: 1000, nowMs: 20_002, force: true });
+        assert.equal(forced.acquired, true, "force takes a live lease");
+        await store.releaseLease(id, "c");
+        assert.equal(await store.getLease(id), undefined);
+      }));
   });
 }

@@ -16,6 +16,7 @@ interface ResumeFlags {
   json?: boolean;
   progress?: boolean;
   report?: string | boolean;
+  force?: boolean;
 }
 
 export function registerResume(program: Command, gymSource: GymSource): void {
@@ -30,6 +31,10 @@ export function registerResume(program: Command, gymSource: GymSource): void {
       "--concurrency <n>",
       "trials run at once (default: as planned, else CPU count)",
       intOption("--concurrency"),
+    )
+    .option(
+      "--force",
+      "take the experiment over from a process that died holding it (a live one's lease refuses the resume)",
     );
   runOutputOptions(resume).action(async (name: string, flags: ResumeFlags) => {
     const gym = await gymSource();
@@ -43,6 +48,7 @@ export function registerResume(program: Command, gymSource: GymSource): void {
         signal: interrupt.signal,
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
         ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
+        ...(flags.force ? { force: true } : {}),
         onTrial: (_r, p) => progress.update(p),
       }),
     ).finally(() => {

@@ -54,6 +54,10 @@ export interface RunFlags {
   queue?: string;
   /** With --queue: return once the trials are enqueued. */
   detach?: boolean;
+  /** With --queue: attempts per trial before it is recorded as infra_error. */
+  attempts?: number;
+  /** Take over the experiment's lease from a process that died. */
+  force?: boolean;
 }
 
 /** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */
@@ -176,6 +180,15 @@ export function registerRun(program: Command, gymSource: GymSource): void {
     )
     .option("--detach", "with --queue: return once the trials are enqueued (follow with `proving status`)")
     .option(
+      "--attempts <n>",
+      "with --queue: attempts per trial (a throw, a crash, out of memory) before it is recorded as infra_error (default 3)",
+      intOption("--attempts"),
+    )
+    .option(
+      "--force",
+      "take over the experiment's lease from a process that died (see `proving resume --force`)",
+    )
+    .option(
       "--variant <file-or-json>",
       "harness variant {world, layers: [{id, params}]}: JSON or a JSON/YAML file (repeatable)",
       collect,
@@ -221,6 +234,8 @@ export function registerRun(program: Command, gymSource: GymSource): void {
         throw configError("bad_flag", "--remote cannot be combined with harness variants");
       if (flags.queue && remote) throw configError("bad_flag", "--queue cannot be combined with --remote");
       if (flags.detach && !flags.queue) throw configError("bad_flag", "--detach needs --queue");
+      if (flags.attempts !== undefined && !flags.queue)
+        throw configError("bad_flag", "--attempts needs --queue");
       const progress = progressReporter({ enabled: flags.progress !== false && !flags.detach });
       const interrupt = interruptOnSignals();
       const result = await withStore(flags.store, "write", async (store) => {
@@ -257,7 +272,9 @@ export function registerRun(program: Command, gymSource: GymSource): void {
         if (separation) process.stdout.write(`\n${separation.text}\n`);
       }
       await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));
-      if (result.interrupted) {
+      if (result.interrupted && flags.queue) {
+        process.exitCode = interrupt.exitCode ?? 130; // run-queued printed how to follow the run
+      } else if (result.interrupted) {
         process.stderr.write(
           `proving: interrupted; ${result.trials.filter((t) => t.outcome === "missing").length} planned trial(s) not run. Run \`proving resume ${result.experimentId}\` to finish.\n`,
         );

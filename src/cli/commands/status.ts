@@ -14,18 +14,19 @@ export function registerStatus(program: Command): void {
       if (flags.json) return printJson(s);
       const lines = [
         `${s.experimentId}: ${s.status}`,
-        `  planned ${s.planned}, recorded ${s.recorded}, in flight ${s.inFlight}, waiting ${s.waiting}`,
+        `  planned ${s.planned}, recorded ${s.recorded}, in flight ${s.inFlight}, waiting ${s.waiting}, abandoned attempts ${s.abandoned}`,
         `  outcomes: ${
           Object.entries(s.outcomes)
             .map(([k, v]) => `${k} ${v}`)
             .join(", ") || "none yet"
         }`,
       ];
+      if (s.lease) lines.push(`  live: held by ${s.lease.holder} (lease until ${s.lease.expiresAt})`);
       if (s.workers.length) {
-        lines.push("  worker                             recorded  in flight  failed  duplicate");
+        lines.push("  worker                             recorded  in flight  failed  duplicate  abandoned");
         for (const w of s.workers) {
           lines.push(
-            `  ${w.worker.padEnd(34)} ${String(w.recorded).padStart(8)}  ${String(w.inFlight).padStart(9)}  ${String(w.failed).padStart(6)}  ${String(w.duplicate).padStart(9)}`,
+            `  ${w.worker.padEnd(34)} ${String(w.recorded).padStart(8)}  ${String(w.inFlight).padStart(9)}  ${String(w.failed).padStart(6)}  ${String(w.duplicate).padStart(9)}  ${String(w.abandoned).padStart(9)}`,
           );
         }
       }

@@ -12,6 +12,10 @@ interface WorkerFlags {
   quiet?: boolean;
   llmRpm?: number;
   llmTpm?: number;
+  llmWindowMs?: number;
+  llmAuditKey?: string;
+  attempts?: number;
+  trialMemoryMb?: number;
 }
 
 /**
@@ -55,6 +59,25 @@ export function registerWorker(program: Command): void {
       "global tokens per minute per LLM endpoint, shared by all workers through Redis",
       intOption("--llm-tpm"),
     )
+    .option(
+      "--llm-window-ms <n>",
+      "the window of --llm-rpm/--llm-tpm in ms (default 60000: per minute)",
+      intOption("--llm-window-ms"),
+    )
+    .option(
+      "--llm-audit-key <key>",
+      "append every admitted LLM request (`endpoint redis-ms`) to this Redis list, to audit the global limit",
+    )
+    .option(
+      "--attempts <n>",
+      "attempts of the trials this worker's reconciler re-enqueues (after a lost queue; default 3); `run --queue --attempts` sets the rest",
+      intOption("--attempts"),
+    )
+    .option(
+      "--trial-memory-mb <n>",
+      "heap limit of each trial process; a trial past it fails its attempt (default: node's)",
+      intOption("--trial-memory-mb"),
+    )
     .option("--quiet", "no per-trial log lines on stderr")
     .action(async (flags: WorkerFlags) => {
       const { startTrialWorker } = await import("../../queue/trial-worker.ts");
@@ -74,8 +97,17 @@ export function registerWorker(program: Command): void {
         ...(flags.name !== undefined ? { name: flags.name } : {}),
         ...(flags.lockMs !== undefined ? { lockMs: flags.lockMs } : {}),
         ...(flags.reconcileMs !== undefined ? { reconcileMs: flags.reconcileMs } : {}),
+        ...(flags.attempts !== undefined ? { attempts: flags.attempts } : {}),
+        ...(flags.trialMemoryMb !== undefined ? { trialMemoryMb: flags.trialMemoryMb } : {}),
         ...(flags.llmRpm || flags.llmTpm
-          ? { llmLimit: { requestsPerWindow: flags.llmRpm ?? 0, tokensPerWindow: flags.llmTpm ?? 0 } }
+          ? {
+              llmLimit: {
+                requestsPerWindow: flags.llmRpm ?? 0,
+                tokensPerWindow: flags.llmTpm ?? 0,
+                ...(flags.llmWindowMs !== undefined ? { windowMs: flags.llmWindowMs } : {}),
+                ...(flags.llmAuditKey !== undefined ? { auditKey: flags.llmAuditKey } : {}),
+              },
+            }
           : {}),
         onEvent: (e) => {
           if (e.kind === "completed") log(`${e.trialId} ${JSON.stringify(e.result)}`);
