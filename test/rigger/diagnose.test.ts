@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { detectContext, diagnose } from "../../src/rigger/diagnose.ts";
 import { PATTERN_DETECTORS } from "../../src/rigger/patterns/index.ts";
 import { traceSteps } from "../../src/rigger/trace-steps.ts";
-import { err, fakeRecord, gym, ok, plantedAgent, rolloutsFor, scripted } from "./support.ts";
+import { err, type FakeStep, fakeRecord, gym, ok, plantedAgent, rolloutsFor, scripted } from "./support.ts";
 
 const ctx = { terminalTools: ["close"], writeTools: ["refund", "create"] };
 const patterns = (rs: Parameters<typeof diagnose>[0]) => diagnose(rs, ctx).map((d) => d.pattern);
@@ -80,7 +80,7 @@ describe("pattern detectors on synthetic trajectories", () => {
     ]);
     assert.ok(patterns([ignored]).includes("ignored-tool-error"));
     const loop = fakeRecord("l", [
-      ...Array.from({ length: 5 }, () => [
+      ...Array.from({ length: 5 }, (): FakeStep[] => [
         { tool: "status", args: { id: "A" }, result: ok({ s: "pending" }) },
         { tool: "wait", args: { seconds: 1 }, result: ok() },
       ]).flat(),
