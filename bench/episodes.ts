@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { Agent, TrialSpec } from "../src/core/contracts.ts";
+import type { Agent, AgentSession, Observation, TrialSpec } from "../src/core/contracts.ts";
 import { defaultGym } from "../src/gym/index.ts";
 import { DEFAULT_BUDGET, parseExperiment } from "../src/runner/experiment.ts";
 import { runExperiment } from "../src/runner/run.ts";
@@ -205,6 +205,202 @@ export async function benchEpisodes(opts: BenchOptions = {}): Promise<BenchRepor
       `${POLICY} on every device-support family at difficulties ${DIFFICULTIES.join(", ")}, a new seed per episode, ${BATCH} episodes per unit of work; each variant of each round in a fresh process (warmed up, then measured).`,
       "bare = generateTask + world reset + policy + steps + verdict; runTrial adds the clean-start check (reference instance, state hashes), the wall-clock deadline, step records, the trajectory hash and the after-episode check (one event-loop timer turn per trial: ≥ 1 ms of wall clock when trials run one at a time, and the wake-up costs CPU too).",
       "runExperiment = the whole runner without a store (manifest, concurrency, summaries). Rates per CPU-second, wall-clock in brackets.",
+    ],
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
+
+// ------------------------------------------------------------ isolated module agents (issue 17)
+
+/** The module agent both variants play: the README's example policy (plays device-support well). */
+const MODULE_POLICY = fileURLToPath(new URL("../examples/policy.mjs", import.meta.url));
+/** Episodes per unit of work: a worker start costs tens of ms, so isolated batches are small. */
+const MODULE_BATCH = 4;
+let moduleAgents: { inProcess: Agent; isolated: Agent } | undefined;
+
+async function moduleAgent(inProcess: boolean): Promise<Agent> {
+  if (!moduleAgents) {
+    const { loadModuleAgent } = await import("../src/agents/resolve.ts");
+    const cwd = fileURLToPath(new URL("..", import.meta.url));
+    const [a, b] = await Promise.all([
+      loadModuleAgent(MODULE_POLICY, cwd, { inProcess: true }),
+      loadModuleAgent(MODULE_POLICY, cwd),
+    ]);
+    moduleAgents = { inProcess: a.forWorld(WORLD), isolated: b.forWorld(WORLD) };
+  }
+  return inProcess ? moduleAgents.inProcess : moduleAgents.isolated;
+}
+
+let moduleSteps = 0;
+
+async function moduleTrials(inProcess: boolean): Promise<number> {
+  const a = await moduleAgent(inProcess);
+  for (let k = 0; k < MODULE_BATCH; k++) {
+    const s = { ...spec(next++), agent: { id: "module", kind: "module" as const, spec: MODULE_POLICY } };
+    const record = await runTrial(s, { world: WORLD, agent: a });
+    if (record.outcome !== "passed")
+      throw new Error(`bench: module trial ${record.outcome}: ${record.reason}`);
+    moduleSteps += record.stats.steps;
+  }
+  return MODULE_BATCH;
+}
+
+export const workModuleInProcess = () => moduleTrials(true);
+export const workModuleIsolated = () => moduleTrials(false);
+
+/** One agent step alone (no world, no runner): act() on an open session, in process or isolated. */
+const ACTS = 200;
+const STEP_AGENT = fileURLToPath(new URL("../test/agents/fixtures/hostile/good.mjs", import.meta.url));
+const sessions: Partial<Record<"inProcess" | "isolated", AgentSession>> = {};
+const TASK_OBSERVATION = {
+  kind: "task",
+  instruction: "bench",
+  context: { case_id: "C-01234" },
+  tools: [],
+} as unknown as Observation;
+const RESULT_OBSERVATION = {
+  kind: "tool_result",
+  tool: "get_case",
+  callId: "call-0",
+  result: { ok: true, case: { id: "C-01234", status: "open", notes: ["a", "b", "c"] } },
+  now: 1,
+} as unknown as Observation;
+
+async function acts(mode: "inProcess" | "isolated"): Promise<number> {
+  let session = sessions[mode];
+  if (!session) {
+    const { loadModuleAgent } = await import("../src/agents/resolve.ts");
+    const resolved = await loadModuleAgent(STEP_AGENT, fileURLToPath(new URL("..", import.meta.url)), {
+      inProcess: mode === "inProcess",
+    });
+    session = await resolved.forWorld(WORLD).start({
+      episodeId: "ep-bench",
+      world: WORLD.id,
+      instruction: "bench",
+      tools: [],
+      samplingSeed: 1,
+    });
+    await session.act(TASK_OBSERVATION);
+    sessions[mode] = session;
+  }
+  for (let k = 0; k < ACTS; k++) await session.act(RESULT_OBSERVATION);
+  return ACTS;
+}
+
+export const workActsInProcess = () => acts("inProcess");
+export const workActsIsolated = () => acts("isolated");
+
+/**
+ * The per-step overhead of running a module agent isolated (a worker thread per episode, copies in,
+ * JSON out) against running the same module on the runner's thread, through `runTrial` both ways.
+ */
+export async function benchModuleAgent(opts: BenchOptions = {}): Promise<BenchReport> {
+  const t0 = performance.now();
+  for (let i = 0; i < CELLS.length; i++) await moduleTrials(true);
+  const stepsPerEpisode = moduleSteps / (CELLS.length * MODULE_BATCH);
+  const rates = await isolated(
+    fileURLToPath(import.meta.url),
+    {
+      inProcess: "workModuleInProcess",
+      isolated: "workModuleIsolated",
+      actsInProcess: "workActsInProcess",
+      actsIsolated: "workActsIsolated",
+    },
+    {
+      rounds: opts.quick ? 3 : 7,
+      minMs: opts.quick ? 300 : 1000,
+      warmupMs: opts.quick ? 500 : 2000,
+      log: opts.log,
+    },
+  );
+  const inProc = median(rates.inProcess.cpu);
+  const iso = median(rates.isolated.cpu);
+  const baseline = { label: "in-process module agent", value: inProc };
+  const overheadMs = median(rates.isolated.cpu.map((r, i) => 1000 / r - 1000 / rates.inProcess.cpu[i]));
+  const overheadWallMs = median(rates.isolated.wall.map((r, i) => 1000 / r - 1000 / rates.inProcess.wall[i]));
+  return {
+    name: "module-agent",
+    title: "Module agents: isolated (a worker thread per episode) vs in process, through runTrial",
+    figures: [
+      {
+        id: "module_in_process_episodes_per_s",
+        label: "module agent in process (baseline)",
+        value: inProc,
+        unit: "episodes/s",
+        spread: spreadOf(rates.inProcess.cpu),
+        wall: median(rates.inProcess.wall),
+      },
+      against(
+        {
+          id: "module_isolated_episodes_per_s",
+          label: "module agent isolated",
+          value: iso,
+          unit: "episodes/s",
+          spread: spreadOf(rates.isolated.cpu),
+          wall: median(rates.isolated.wall),
+        },
+        baseline,
+      ),
+      {
+        id: "module_isolated_over_in_process",
+        label: "isolated cost per episode ÷ in process",
+        value: medianRatio(rates.inProcess.cpu, rates.isolated.cpu),
+        unit: "×",
+      },
+      {
+        id: "module_isolated_overhead_ms_per_episode",
+        label: "isolation CPU per episode (thread start, module load, copies)",
+        value: overheadMs,
+        unit: "ms",
+      },
+      {
+        id: "module_isolated_overhead_ms_per_step",
+        label: "isolation CPU per agent step (the above ÷ steps)",
+        value: overheadMs / stepsPerEpisode,
+        unit: "ms",
+      },
+      {
+        id: "module_isolated_overhead_wall_ms_per_episode",
+        label: "isolation wall-clock per episode",
+        value: overheadWallMs,
+        unit: "ms",
+      },
+      {
+        id: "module_act_in_process_per_s",
+        label: "act() alone, in process (baseline of the next)",
+        value: median(rates.actsInProcess.cpu),
+        unit: "steps/s",
+        spread: spreadOf(rates.actsInProcess.cpu),
+        wall: median(rates.actsInProcess.wall),
+      },
+      against(
+        {
+          id: "module_act_isolated_per_s",
+          label: "act() alone, isolated (an open thread: copy in, JSON out)",
+          value: median(rates.actsIsolated.cpu),
+          unit: "steps/s",
+          spread: spreadOf(rates.actsIsolated.cpu),
+          wall: median(rates.actsIsolated.wall),
+        },
+        { label: "act() in process", value: median(rates.actsInProcess.cpu) },
+      ),
+      {
+        id: "module_act_isolated_overhead_us",
+        label: "isolation CPU per step, thread already started",
+        value: median(rates.actsIsolated.cpu.map((r, i) => 1e6 / r - 1e6 / rates.actsInProcess.cpu[i])),
+        unit: "µs",
+      },
+      {
+        id: "module_steps_per_episode",
+        label: "agent steps per episode (mean)",
+        value: stepsPerEpisode,
+        unit: "steps",
+      },
+    ],
+    notes: [
+      `examples/policy.mjs on every device-support family at difficulties ${DIFFICULTIES.join(", ")}, one trial at a time through runTrial, ${MODULE_BATCH} episodes per unit of work; each variant in a process of its own, rounds interleaved. CPU counts every thread of the process (the agent's worker included).`,
+      "isolated = what `proving run` does with a module agent: a fresh worker thread per episode (heap capped, the module imported in it), the episode and each observation posted as structured-clone copies, each action returned as JSON text. Most of the overhead is the thread's start and the module's import, once per episode; the per-step figure spreads it over the episode's steps.",
+      `"act() alone" isolates the per-step part: ${ACTS} act() calls on a session already started (test/agents/fixtures/hostile/good.mjs; a tool_result observation in, an action out), no world or runner.`,
     ],
     seconds: (performance.now() - t0) / 1000,
   };

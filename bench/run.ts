@@ -27,6 +27,7 @@ interface Entry {
 export const BENCHMARKS: Entry[] = [
   { name: "world-steps", file: "./world-steps.ts", exportName: "benchWorldSteps" },
   { name: "episodes", file: "./episodes.ts", exportName: "benchEpisodes" },
+  { name: "module-agent", file: "./episodes.ts", exportName: "benchModuleAgent" },
   { name: "concurrency", file: "./concurrency.ts", exportName: "benchConcurrency" },
   { name: "store", file: "./store.ts", exportName: "benchStore" },
   { name: "queue", file: "./queue.ts", exportName: "benchQueue" },
