@@ -176,6 +176,35 @@ describe("what an agent is given is its own copy", () => {
     }
     assert.notEqual(told[0].episode.episodeId, told[1].episode.episodeId);
   });
+
+  test("regeneration from what the agent is told fails: no family and difficulty with the sampling seed gives its task's hidden params", async () => {
+    const { records } = await recordsOf(
+      await run(["tells.mjs"], { trials: 3, families: ["needs-approval"] }),
+    );
+    const world = gym.runOptions().registry.world("device-support@1");
+    for (const rec of records) {
+      const said = JSON.parse(String(rec.steps[0]?.action.args.reason));
+      // what `proving tasks --family F --difficulty D --seed S --params` does, with every F and D
+      const hidden = JSON.stringify(rec.task.params);
+      const real = world.generateTask({
+        family: rec.spec.family,
+        difficulty: rec.spec.difficulty,
+        seed: rec.spec.seed,
+      });
+      assert.equal(JSON.stringify(real.params), hidden, "the task's own seed does regenerate it");
+      for (const seed of [
+        said.episode.samplingSeed,
+        Number.parseInt(said.episode.episodeId.slice(3, 11), 16),
+      ]) {
+        for (const f of world.families) {
+          for (const difficulty of f.difficulties) {
+            const guess = world.generateTask({ family: f.name, difficulty, seed });
+            assert.notEqual(JSON.stringify(guess.params), hidden, `${f.name}/d${difficulty}/s${seed}`);
+          }
+        }
+      }
+    }
+  });
 });
 
 async function recordsOf(result: Awaited<ReturnType<typeof run>>) {
