@@ -97,6 +97,15 @@ export const ERROR_CATALOGUE = {
   bad_rule_id: { fault: "config", meaning: "a rule id is not of the form `rule.<name>@<version>`" },
   bad_script: { fault: "config", meaning: "a fake-LLM script file is malformed" },
   bad_seed: { fault: "config", meaning: "a seed that is not an integer" },
+  bad_skill_bank: {
+    fault: "config",
+    meaning: "a skill bank file is unreadable or does not match the skill bank schema",
+  },
+  embedding_model_mismatch: {
+    fault: "config",
+    meaning:
+      "a skill bank built with one embedding model (or dimensions) was queried with another; rebuild the bank",
+  },
   bad_task_id: {
     fault: "config",
     meaning: "a task id not of the form `<world@version>/<family>/d<difficulty>/s<seed>`",
@@ -206,6 +215,10 @@ export const ERROR_CATALOGUE = {
   duplicate_task_key: { fault: "config", meaning: "a task space lists one task key twice" },
   empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
   unknown_curriculum_run: { fault: "config", meaning: "no curriculum run with this id in the store" },
+  unknown_review_item: {
+    fault: "config",
+    meaning: "a curriculum review names an item that is not in the pool (or not an accepted variant)",
+  },
   unknown_split: { fault: "config", meaning: "a split name the split file does not declare" },
   unknown_strategy: { fault: "config", meaning: "a curriculum strategy name that is not known" },
   unknown_task_key: { fault: "config", meaning: "a result for a task key outside the sampler's space" },

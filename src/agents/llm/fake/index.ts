@@ -1,5 +1,6 @@
 export type { FakeModel, FakeReply, FakeReplyCall, FakeRequest, FakeTurn } from "./conversation.ts";
 export { approxTokens, callHistory, firstUserText } from "./conversation.ts";
+export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding, fakeEmbeddingsResponse } from "./embeddings.ts";
 export type { FaultPlan, FaultRule } from "./faults.ts";
 export type { MalformedKind } from "./models.ts";
 export { INJECTED_CALL_PREFIX, malformedReply, policyModel, sequenceModel, withMalformed } from "./models.ts";

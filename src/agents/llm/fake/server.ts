@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import zlib from "node:zlib";
 import type { FakeModel, FakeReply, FakeRequest } from "./conversation.ts";
+import { fakeEmbeddingsResponse } from "./embeddings.ts";
 import { type FaultDecision, FaultInjector, type FaultPlan } from "./faults.ts";
 import { anthropicError, anthropicResponse, parseAnthropicRequest } from "./wire-anthropic.ts";
 import { openAiError, openAiResponse, parseOpenAiRequest } from "./wire-openai.ts";
@@ -46,8 +47,12 @@ export interface FakeLlmServer {
 
 type Format = "openai" | "anthropic";
 
-function route(method: string | undefined, url: string | undefined): Format | "health" | "models" | null {
+function route(
+  method: string | undefined,
+  url: string | undefined,
+): Format | "health" | "models" | "embeddings" | null {
   const path = (url ?? "").split("?")[0].replace(/\/+$/, "");
+  if (method === "POST" && (path === "/v1/embeddings" || path === "/embeddings")) return "embeddings";
   if (method === "POST" && (path === "/v1/chat/completions" || path === "/chat/completions")) return "openai";
   if (method === "POST" && (path === "/v1/messages" || path === "/messages")) return "anthropic";
   if (method === "GET" && (path === "/health" || path === "")) return "health";
@@ -144,7 +149,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions): Promise
     if (kind === "health") return send(res, 200, { ok: true });
     if (kind === "models") return send(res, 200, { object: "list", data: [] });
     if (kind === null) return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
-    const format = kind;
+    const format = kind === "embeddings" ? "openai" : kind;
     const error = (status: number, message: string) =>
       format === "openai" ? openAiError(status, message) : anthropicError(status, message);
     const raw = await readBody(req);
@@ -154,6 +159,14 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions): Promise
       if (key !== options.apiKey) {
         count(401);
         return send(res, 401, error(401, "invalid api key"));
+      }
+    }
+    if (kind === "embeddings") {
+      try {
+        return send(res, 200, fakeEmbeddingsResponse(JSON.parse(raw) as Record<string, unknown>));
+      } catch (err) {
+        count(400);
+        return send(res, 400, error(400, err instanceof Error ? err.message : String(err)));
       }
     }
     let request: FakeRequest;
