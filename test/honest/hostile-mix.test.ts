@@ -118,6 +118,13 @@ describe("a 200-trial run: one well-behaved module agent among seven bad ones", 
     const outcomes: Record<string, number> = {};
     for (const r of mixed.records) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
     t.diagnostic(`200-trial mixed run: ${seconds.toFixed(1)} s, ${JSON.stringify(outcomes)}`);
+    // what was stored reads back, and running the experiment again (as `proving resume` does) runs nothing
+    const again = await run("hostile-mix", resolved, path.join(dir, "mixed.db"));
+    assert.equal(again.result.ranNow, 0);
+    assert.deepEqual(
+      again.result.trials.map((x) => [x.trialId, x.outcome, x.trajectoryHash]),
+      mixed.result.trials.map((x) => [x.trialId, x.outcome, x.trajectoryHash]),
+    );
     // the by-case bad args hit more than one way of not being JSON
     const kinds = new Set(
       mixed.records.filter((r) => r.spec.agent.id === "bad-args").map((r) => r.reason.replace(/\d+/g, "")),
