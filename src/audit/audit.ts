@@ -32,6 +32,11 @@ import { checkEnvironment } from "../testing/check-environment.ts";
 import { sampleValue } from "../testing/json-schema.ts";
 import type { RestoreWith } from "../testing/options.ts";
 import type { CheckKind, CheckResult } from "../testing/report.ts";
+import type { ConversationWorldDefinition } from "../worlds/device-support/conversation-world.ts";
+import { auditCustomerSimulator, formatSimulatorAudit } from "./simulator-audit.ts";
+
+const isConversationWorld = (w: WorldDefinition): w is ConversationWorldDefinition =>
+  Array.isArray((w as Partial<ConversationWorldDefinition>).customerSimulators);
 
 export type AuditStatus = "passed" | "failed" | "not_checkable";
 
@@ -45,6 +50,7 @@ export const AUDIT_CHECKS = [
   "bad-input-coded",
   "learning-signal",
   "hidden-unreachable",
+  "simulator-audit",
 ] as const;
 export type AuditCheckId = (typeof AUDIT_CHECKS)[number];
 
@@ -101,6 +107,8 @@ const TITLES: Record<AuditCheckId, string> = {
   "bad-input-coded": "fuzzed bad input gets coded errors, never a crash",
   "learning-signal": "outcomes vary across seeds for a middling agent",
   "hidden-unreachable": "the verifier and the hidden task params are unreachable from the tools",
+  "simulator-audit":
+    "the simulated customers neither leak, capitulate nor contradict themselves, and never-asking fails",
 };
 
 const MAX_EVIDENCE = 12;
@@ -539,6 +547,23 @@ export async function auditEnvironment(opts: AuditOptions): Promise<AuditReport>
       "no tool is named for the verifier; calling evaluate/verify/saveState/get_state is refused",
     ]),
   );
+
+  // ---- a world that plays customers: audit each of its simulators (only for such worlds)
+  if (isConversationWorld(world)) {
+    const evidence: string[] = [];
+    const problems: string[] = [];
+    for (const simulator of world.customerSimulators) {
+      const r = await auditCustomerSimulator({ world, simulator });
+      problems.push(...r.problems);
+      evidence.push(...formatSimulatorAudit(r).split("\n"));
+    }
+    findings.push({
+      id: "simulator-audit",
+      title: TITLES["simulator-audit"],
+      status: problems.length ? "failed" : "passed",
+      evidence: problems.length ? [...problems, ...evidence] : evidence,
+    });
+  }
 
   const order = new Map(AUDIT_CHECKS.map((id, i) => [id, i]));
   findings.sort((x, y) => order.get(x.id)! - order.get(y.id)!);

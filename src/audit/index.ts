@@ -12,3 +12,11 @@ export {
   nullAgent,
   randomAgent,
 } from "./audit.ts";
+export {
+  auditCustomerSimulator,
+  formatSimulatorAudit,
+  type PersonaAudit,
+  type Rate,
+  type SimulatorAuditOptions,
+  type SimulatorAuditReport,
+} from "./simulator-audit.ts";

@@ -2,13 +2,15 @@ import type { WorldDefinition } from "../../core/registry.ts";
 import type { CustomerSimulator } from "../shared/customer-simulator.ts";
 import { scriptedCustomer } from "../shared/scripted-customer.ts";
 import { CONVERSATION_EXPECTED_FAILURES, DEVICE_SUPPORT_V2_POLICIES } from "./conversation-policies.ts";
-import { VERIFIER_ID_V2, WORLD_ID_V2 } from "./conversation-state.ts";
+import { CONVERSATION_FAMILY_NAMES, VERIFIER_ID_V2, WORLD_ID_V2 } from "./conversation-state.ts";
 import { FAMILIES_V2, generateTaskV2 } from "./conversation-tasks.ts";
 import { DeviceSupportWorldV2 } from "./world-v2.ts";
 
 /** A world definition that plays customers: its simulators (for the simulator audit). */
 export interface ConversationWorldDefinition extends WorldDefinition {
   customerSimulators: readonly CustomerSimulator[];
+  /** The families that need the conversation (the simulator audit's weak-agent probe plays them). */
+  conversationFamilies: readonly string[];
 }
 
 export interface DeviceSupportV2Options {
@@ -37,6 +39,7 @@ export function deviceSupportV2World(options: DeviceSupportV2Options = {}): Conv
     knownGood: "asks-first",
     expectedFailures: CONVERSATION_EXPECTED_FAILURES,
     customerSimulators: [...simulators.values()],
+    conversationFamilies: [...CONVERSATION_FAMILY_NAMES],
   };
 }
 
