@@ -203,7 +203,7 @@ export async function rig(o: RigOptions): Promise<RigResult> {
         codeHash = made.codeHash;
       }
       const variant: VariantSpec = { world: world.id, layers };
-      const vid = variantId(variant);
+      const vid = o.rollouts.variantId ? o.rollouts.variantId(variant) : variantId(variant);
       if (seen.has(vid)) continue;
       seen.add(vid);
       count++;

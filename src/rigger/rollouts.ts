@@ -29,6 +29,8 @@ export interface RolloutRequest {
 export interface Rollouts {
   readonly world: WorldDefinition;
   run(request: RolloutRequest): Promise<TrialRecord[]>;
+  /** The variant's id as the runner records it (the harness's, over the normalized spec); default `variantId`. */
+  variantId?(variant: VariantSpec): string;
 }
 
 export interface GymRolloutsOptions {
@@ -53,6 +55,7 @@ export async function gymRollouts(gym: Gym, o: GymRolloutsOptions): Promise<Roll
   const knownGood = o.knownGood ?? (await gym.resolveAgent(world.knownGood, { cwd, worlds: [world] }));
   return {
     world,
+    variantId: (variant) => gym.harness.variantId(variant as unknown as JsonValue),
     async run(req) {
       const agent = req.player === "target" ? o.target : knownGood;
       const config = parseExperiment({

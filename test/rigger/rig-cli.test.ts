@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { openCurriculumStore } from "../../src/curriculum/curriculum-store.ts";
+import { parseJson, runCli } from "../support/cli.ts";
+import { gym } from "./support.ts";
+
+interface RigJson {
+  diagnoses: {
+    pattern: string;
+    axis: string;
+    families: string[];
+    violations: string[];
+    evidence: { trialId: string; steps: number[] }[];
+  }[];
+  candidates: {
+    variant: unknown;
+    variant_id: string;
+    layers: string[];
+    designer: string;
+    decision: string;
+    reason: string;
+    target: { trials: number; passed: number; rate: number; ci: [number, number] };
+    known_good: { trials: number; passed: number };
+    tasks: { families: string[]; difficulties: number[] };
+  }[];
+  accepted: unknown[];
+  rollouts: { baseline: number; validation: number; total: number };
+}
+
+const PLUGIN = fileURLToPath(new URL("./agents/planted-plugin.ts", import.meta.url));
+
+describe("proving rig", () => {
+  let dir: string;
+  let gymFile: string;
+  let store: string;
+  let out: RigJson;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rig-cli-"));
+    gymFile = path.join(dir, "gym.json");
+    store = path.join(dir, "store.db");
+    const desc = gym.describe();
+    fs.writeFileSync(
+      gymFile,
+      JSON.stringify({ ...desc, plugins: [PLUGIN], agentKinds: [...desc.agentKinds, "planted"] }),
+    );
+    const r = await runCli([
+      "--gym",
+      gymFile,
+      "rig",
+      "--world",
+      "order-ops@1",
+      "--agent",
+      "planted:order-rekey",
+      "--id",
+      "clirig",
+      "--store",
+      store,
+      "--report",
+      path.join(dir, "rig.html"),
+      "--json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    out = parseJson<RigJson>(r);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("prints diagnoses, candidates with their validation, the accepted variants and the rollouts used", () => {
+    assert.equal(out.diagnoses[0].pattern, "retry-new-key-after-timeout");
+    assert.deepEqual(Object.keys(out.diagnoses[0]).slice(0, 5), [
+      "pattern",
+      "axis",
+      "families",
+      "difficulties",
+      "violations",
+    ]);
+    assert.ok(out.diagnoses[0].evidence.length > 0);
+    const c = out.candidates[0];
+    for (const k of ["variant", "layers", "designer", "decision", "reason", "target", "known_good"])
+      assert.ok(k in c, k);
+    assert.equal(c.designer, "template");
+    assert.equal(out.accepted.length, 1);
+    assert.equal(out.rollouts.total, out.rollouts.baseline + out.rollouts.validation);
+    assert.ok(out.rollouts.validation <= 50);
+    const accepted = out.candidates.find((x) => x.decision === "ACCEPT");
+    assert.ok(accepted && accepted.known_good.passed === accepted.known_good.trials);
+    assert.ok(accepted.target.ci[0] <= accepted.target.rate && accepted.target.rate <= accepted.target.ci[1]);
+  });
+
+  it("the accepted variant runs as it is with proving run --variant", async () => {
+    const r = await runCli([
+      "run",
+      "--variant",
+      JSON.stringify(out.accepted[0]),
+      "--agent",
+      "careful",
+      "--family",
+      "refund",
+      "--difficulty",
+      "2",
+      "--trials",
+      "3",
+      "--store",
+      store,
+      "--no-report",
+      "--no-progress",
+      "--json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const run = parseJson<{ planned: number; trials: { passed: boolean; variant?: string }[] }>(r);
+    assert.equal(run.planned, 3);
+    assert.ok(
+      run.trials.every(
+        (t) => t.passed && t.variant === out.candidates.find((c) => c.decision === "ACCEPT")?.variant_id,
+      ),
+    );
+  });
+
+  it("stores the accepted variant for the curriculum's dynamic split, with its provenance", async () => {
+    const history = await openCurriculumStore(store);
+    try {
+      const accepted = await history.listVariants({ status: "accepted" });
+      assert.equal(accepted.length, 1);
+      const p = accepted[0].provenance as {
+        source: string;
+        decision: string;
+        evidenceTrials: string[];
+        template: string;
+      };
+      assert.equal(p.source, "rigger");
+      assert.equal(p.decision, "ACCEPT");
+      assert.equal(p.template, "template.lost-reply@1");
+      assert.deepEqual(
+        p.evidenceTrials,
+        out.diagnoses[0].evidence.map((e) => e.trialId),
+      );
+    } finally {
+      await history.close();
+    }
+  });
+
+  it("writes a report whose rigger section links the evidence trajectories and draws each interval against the band", () => {
+    const html = fs.readFileSync(path.join(dir, "rig.html"), "utf8");
+    assert.match(html, /<section id="rigger">/);
+    for (const e of out.diagnoses[0].evidence)
+      assert.ok(html.includes(`href="#trial=${e.trialId}"`), e.trialId);
+    assert.equal((html.match(/class="rig-ci"/g) ?? []).length, out.candidates.length);
+  });
+
+  it("refuses a bad band", async () => {
+    const r = await runCli([
+      "rig",
+      "--world",
+      "order-ops@1",
+      "--agent",
+      "careful",
+      "--band",
+      "0.7,0.2",
+      "--store",
+      store,
+    ]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /--band/);
+  });
+});
