@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { TrialSummary } from "../../src/core/trial-summary.ts";
+import { runCli } from "../support/cli.ts";
 import { postgresSkip, redisSkip } from "../support/services.ts";
 import {
   type Cluster,
@@ -33,7 +34,8 @@ function worker(store: string, queue: string, args: string[] = []): WorkerProces
   workers.push(w);
   return w;
 }
-function spinExperiment(name: string, params: { ms?: number; poisonSeed?: number }): string {
+type SpinParams = { ms?: number; poisonSeed?: number; oomSeed?: number };
+function spinExperiment(name: string, params: SpinParams): string {
   const file = path.join(cluster.dir, `${name}.json`);
   fs.writeFileSync(file, JSON.stringify({ params }));
   return file;
@@ -45,12 +47,23 @@ async function enqueue(
   queue: string,
   id: string,
   trials: number,
-  params: { ms?: number; poisonSeed?: number },
+  params: SpinParams,
+  extra: string[] = [],
 ) {
   const r = await runQueued(
     cluster,
     store,
-    [spinExperiment(id, params), ...SPIN, "--trials", String(trials), "--id", id, "--detach", "--json"],
+    [
+      spinExperiment(id, params),
+      ...SPIN,
+      "--trials",
+      String(trials),
+      "--id",
+      id,
+      "--detach",
+      "--json",
+      ...extra,
+    ],
     queue,
   );
   assert.equal(r.code, 0, r.stderr);
@@ -88,6 +101,38 @@ describe("queue reliability", { skip }, () => {
     const attempts = await attemptsOf(store, "poison");
     for (const t of poisoned)
       assert.equal(attempts.filter((a) => a.trialId === t.trialId).length, 3, "N attempts, no hot loop");
+  });
+
+  test("a poison trial that runs out of memory is recorded after --attempts N; its attempts are abandoned, the rest completes", async () => {
+    const { store, queue } = await fresh();
+    await enqueue(store, queue, "oom", 2, { oomSeed: 1 }, ["--attempts", "2"]);
+    const w = worker(store, queue, ["--concurrency", "2", "--trial-memory-mb", "48", "--name", "oomw"]);
+    const trials = await complete(store, "oom", 4);
+    const poisoned = trials.filter((t) => t.seed === 1);
+    assert.equal(poisoned.length, 2);
+    for (const t of poisoned) {
+      assert.equal(t.outcome, "infra_error");
+      assert.match(t.reason, /gave up after 2 attempt/);
+    }
+    assert.ok(trials.filter((t) => t.seed === 0).every((t) => t.outcome !== "infra_error"));
+    await waitFor("the poison attempts ended", async () =>
+      (await attemptsOf(store, "oom")).every((a) => a.status !== "running"),
+    );
+    const attempts = await attemptsOf(store, "oom");
+    for (const t of poisoned) {
+      const mine = attempts.filter((a) => a.trialId === t.trialId);
+      assert.equal(mine.length, 2, "--attempts 2: two attempts, no hot loop");
+      assert.ok(
+        mine.every((a) => a.status === "abandoned" && a.endedAt),
+        "a process that died never ended its attempt: it is marked abandoned",
+      );
+    }
+    assert.equal(w.child.exitCode, null, "the worker itself survived its trials' deaths");
+    const status = await runCli(["status", "oom", "--store", store, "--json"]);
+    const s = JSON.parse(status.stdout);
+    assert.equal(s.abandoned, 4);
+    assert.equal(s.inFlight, 0);
+    assert.equal(s.workers.find((x: { worker: string }) => x.worker === "oomw")?.abandoned, 4);
   });
 
   test("SIGTERM drains: in-flight trials finish and are recorded, the worker exits 0", async () => {
