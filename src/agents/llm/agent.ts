@@ -7,7 +7,7 @@ import { AimdLimiter } from "./limiter.ts";
 import { ModelCaller } from "./model-call.ts";
 import { nodeFetch } from "./node-fetch.ts";
 import { type FetchFn, languageModel } from "./provider.ts";
-import { LlmSession } from "./session.ts";
+import { LlmSession, type SkillSource } from "./session.ts";
 
 export interface LlmAgentDeps {
   /** HTTP client (default: global fetch). */
@@ -18,6 +18,8 @@ export interface LlmAgentDeps {
   limiter?: AimdLimiter;
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Skills per task for the system prompt (e.g. `skillSource(bank)` of `proving/learn`); their ids go on the first action's `meta.skills`. */
+  skills?: SkillSource;
 }
 
 export interface LlmAgent extends Agent {
@@ -41,7 +43,7 @@ export function createLlmAgent(config: LlmAgentConfig, deps: LlmAgentDeps = {}):
     config,
     limiter,
     ...(cache ? { cache } : {}),
-    start: (episode: EpisodeInfo) => new LlmSession(config, caller, episode),
+    start: (episode: EpisodeInfo) => new LlmSession(config, caller, episode, deps.skills),
   };
 }
 

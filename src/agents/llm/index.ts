@@ -12,6 +12,7 @@ export { BUILTIN_PRICES, costUsd, PriceTable } from "./prices.ts";
 export { endpointKey } from "./provider.ts";
 export type { FailureKind, ProviderFailure, RetryPolicy } from "./retry.ts";
 export { classifyFailure, DEFAULT_RETRY, retryAfterMs, retryDelayMs } from "./retry.ts";
+export type { PromptSkill, SkillSource } from "./session.ts";
 export type { SpecContext } from "./spec.ts";
 export { parseLlmSpec } from "./spec.ts";
 export type { PromptTemplates } from "./templates.ts";

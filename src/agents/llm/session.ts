@@ -22,6 +22,15 @@ import type { PromptMessage } from "./provider.ts";
 import { renderTemplate } from "./templates.ts";
 import { type MappedCall, mapToolCall } from "./tool-calls.ts";
 
+/** A skill an LLM agent is given for one task: an id (recorded on the first action) and its text. */
+export interface PromptSkill {
+  id: string;
+  text: string;
+}
+
+/** Chooses the skills for a task (e.g. retrieval from a skill bank); what they say joins the system prompt. */
+export type SkillSource = (task: { instruction: string; tools: readonly ToolDescriptor[] }) => PromptSkill[];
+
 interface Outstanding {
   callId: string;
   toolCallId: string;
@@ -77,11 +86,13 @@ export class LlmSession implements AgentSession {
   private accounts = new Accounts();
   private readonly usedCallIds = new Set<string>();
   private warned = false;
+  private skillIds: string[] | undefined;
 
   constructor(
     private readonly config: LlmAgentConfig,
     private readonly caller: ModelCaller,
     private readonly episode: EpisodeInfo,
+    private readonly skills?: SkillSource,
   ) {}
 
   async act(observation: Observation): Promise<AgentAction> {
@@ -106,6 +117,11 @@ export class LlmSession implements AgentSession {
     const names = this.tools.map((t) => t.name).join(", ");
     const t = this.config.templates;
     this.system = renderTemplate(t.system, { world: this.episode.world, tools: names });
+    const skills = this.skills?.({ instruction: task.instruction, tools: this.tools }) ?? [];
+    if (skills.length > 0) {
+      this.system += `\n\nSkills learned in earlier episodes (apply the ones that fit):\n${skills.map((k) => `- ${k.text}`).join("\n")}`;
+      this.skillIds = skills.map((k) => k.id);
+    }
     this.say(
       renderTemplate(t.instruction, {
         instruction: task.instruction,
@@ -208,6 +224,10 @@ export class LlmSession implements AgentSession {
         ...(mapped.malformed ? { malformed: mapped.malformed } : {}),
       });
       const meta: ActionMeta = k === 0 ? this.chargeAccounts(outcome) : {};
+      if (this.skillIds) {
+        meta.skills = this.skillIds;
+        this.skillIds = undefined;
+      }
       if (size > 1) {
         meta.batchIndex = k;
         meta.batchSize = size;
