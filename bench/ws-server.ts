@@ -3,10 +3,18 @@
  * `/ws` with one client and with many concurrent clients, against a baseline measured in the same
  * run (the same steps on an in-process environment, no network).
  *
- *   node --import tsx bench/ws-server.ts [--clients 100] [--steps 3000] [--steps-per-client 100] [--json]
+ * The limit (issue 18): one bare `ws` echo server, played by the same ping-pong client (a raw `ws`
+ * socket that sends one step message and waits for one reply) as `proving serve`; the serve figure is
+ * printed as a ratio to it. Rounds alternate between the two servers and the median round counts,
+ * so load from other processes falls on both alike.
+ *
+ *   node --import tsx bench/ws-server.ts [--clients 100] [--steps 3000] [--steps-per-client 100]
+ *     [--rounds 5] [--json]
  */
+import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import WebSocket, { WebSocketServer } from "ws";
 import type { TaskObservation } from "../src/core/contracts.ts";
 import { startServer, WsEpisodeClient, worldTarget } from "../src/serve/index.ts";
 import { deviceSupport } from "../src/worlds/index.ts";
@@ -18,6 +26,19 @@ export interface ThroughputFigure {
   stepsPerSecond: number;
 }
 
+/** The same ping-pong client against a bare `ws` echo server and against `proving serve`. */
+export interface EchoComparison {
+  /** Round trips per round. */
+  steps: number;
+  rounds: number;
+  /** Median round: bare `ws` echo server (the limit). */
+  echo: ThroughputFigure;
+  /** Median round: `proving serve` answering real steps. */
+  serve: ThroughputFigure;
+  /** serve ÷ echo steps/s (the issue's target: ≥ 0.6). */
+  ratio: number;
+}
+
 export interface WsBenchResult {
   /** In-process `env.step` with the same actions: the ceiling the server is compared against. */
   baseline: ThroughputFigure;
@@ -25,6 +46,8 @@ export interface WsBenchResult {
   manyClients: ThroughputFigure;
   /** Server throughput as a fraction of the in-process baseline. */
   ratios: { oneClient: number; manyClients: number };
+  /** The same raw ping-pong client against a bare echo server and against `proving serve`. */
+  vsEcho: EchoComparison;
 }
 
 export interface WsBenchOptions {
@@ -34,6 +57,8 @@ export interface WsBenchOptions {
   clients?: number;
   /** Steps each of the many clients takes (default 100). */
   stepsPerClient?: number;
+  /** Alternating echo / serve rounds of `steps` round trips each (default 5). */
+  rounds?: number;
 }
 
 const FAMILY = "denied";
@@ -64,6 +89,87 @@ async function client(url: string, seed: number, steps: number): Promise<() => P
     await ws.close();
     return steps;
   };
+}
+
+/** A bare `ws` server that sends every message back: the most a WS server can do for this client. */
+async function startEchoServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+  wss.on("connection", (ws) => ws.on("message", (data, isBinary) => ws.send(data, { binary: isBinary })));
+  const { port } = wss.address() as AddressInfo;
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+/** The ping-pong client: one raw socket, one text message out, one reply in, in turn. */
+class PingPong {
+  private waiting: ((data: string) => void) | undefined;
+  private constructor(private readonly ws: WebSocket) {
+    ws.on("message", (data) => {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.(String(data));
+    });
+  }
+  static open(url: string): Promise<PingPong> {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    return new Promise((resolve, reject) => {
+      ws.once("open", () => resolve(new PingPong(ws)));
+      ws.once("error", reject);
+    });
+  }
+  send(text: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.ws.send(text);
+    });
+  }
+  async run(text: string, steps: number): Promise<number> {
+    const t0 = performance.now();
+    for (let i = 0; i < steps; i++) await this.send(text);
+    return performance.now() - t0;
+  }
+  close(): void {
+    this.ws.close();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The same client and the same step message against a bare echo server and against `proving serve`. */
+async function compareWithEcho(serveUrl: string, steps: number, rounds: number): Promise<EchoComparison> {
+  const echoServer = await startEchoServer();
+  try {
+    const serve = await PingPong.open(`${serveUrl.replace(/^http/, "ws")}/ws`);
+    const first = JSON.parse(
+      await serve.send(JSON.stringify({ type: "reset", data: { family: FAMILY, difficulty: 1, seed: 3 } })),
+    ) as { data: { observation: TaskObservation } };
+    const caseId = String(first.data.observation.context.case_id);
+    const step = JSON.stringify({ type: "step", data: { tool: "get_approval", args: { case_id: caseId } } });
+    const echo = await PingPong.open(echoServer.url);
+    // warm up both (JIT, sockets)
+    await echo.run(step, 500);
+    await serve.run(step, 500);
+    const echoMs: number[] = [];
+    const serveMs: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      echoMs.push(await echo.run(step, steps));
+      serveMs.push(await serve.run(step, steps));
+    }
+    echo.close();
+    serve.close();
+    const e = figure(1, steps, median(echoMs));
+    const s = figure(1, steps, median(serveMs));
+    return { steps, rounds, echo: e, serve: s, ratio: s.stepsPerSecond / e.stepsPerSecond };
+  } finally {
+    await echoServer.close();
+  }
 }
 
 /** Runs the load test on a fresh loopback server and returns the figures. */
@@ -99,6 +205,7 @@ export async function benchWsServer(opts: WsBenchOptions = {}): Promise<WsBenchR
       done.reduce((a, b) => a + b, 0),
       performance.now() - t0,
     );
+    const vsEcho = await compareWithEcho(server.url, steps, opts.rounds ?? 5);
     return {
       baseline: base,
       oneClient,
@@ -107,6 +214,7 @@ export async function benchWsServer(opts: WsBenchOptions = {}): Promise<WsBenchR
         oneClient: oneClient.stepsPerSecond / base.stepsPerSecond,
         manyClients: manyClients.stepsPerSecond / base.stepsPerSecond,
       },
+      vsEcho,
     };
   } finally {
     await server.close();
@@ -124,6 +232,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (num("--clients") !== undefined) opts.clients = num("--clients");
   if (num("--steps") !== undefined) opts.steps = num("--steps");
   if (num("--steps-per-client") !== undefined) opts.stepsPerClient = num("--steps-per-client");
+  if (num("--rounds") !== undefined) opts.rounds = num("--rounds");
   const r = await benchWsServer(opts);
   if (process.argv.includes("--json")) {
     process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
@@ -136,6 +245,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         line("baseline: in-process step", r.baseline),
         line("WS, 1 client", r.oneClient, r.ratios.oneClient),
         line(`WS, ${r.manyClients.clients} clients`, r.manyClients, r.ratios.manyClients),
+        `same ping-pong client, median of ${r.vsEcho.rounds} alternating rounds:`,
+        `${"  bare ws echo server".padEnd(28)} ${r.vsEcho.echo.stepsPerSecond.toFixed(0).padStart(8)} steps/s  (the limit)`,
+        `${"  proving serve".padEnd(28)} ${r.vsEcho.serve.stepsPerSecond.toFixed(0).padStart(8)} steps/s  ×${r.vsEcho.ratio.toFixed(3)} of the echo server`,
         "",
       ].join("\n"),
     );

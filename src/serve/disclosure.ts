@@ -13,7 +13,7 @@
  * server knows: the runner that records a remote experiment uses it so records and reports keep the
  * layers.
  */
-import type { JsonObject } from "../core/json.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { EpisodeStateDoc } from "./protocol.ts";
 
 /** Who asks. */
@@ -32,17 +32,20 @@ export interface ChosenTask {
   seed?: number;
 }
 
-/** Step metadata keys a client is told: the episode's bookkeeping, never the harness's step info. */
-const CLIENT_STEP_KEYS = [
-  "episode_id",
-  "step_count",
-  "now",
-  "terminated",
-  "truncated",
-  "verdict",
-  "truncated_by",
-  "request_id",
-] as const;
+/** Step metadata a client is told: the episode's bookkeeping, never the harness's step info. */
+export interface StepBookkeeping {
+  episode_id: string;
+  step_count: number;
+  /** Virtual seconds. */
+  now: number;
+  terminated: boolean;
+  truncated: boolean;
+  /** `"max_steps"` when the server's step cap ended the episode. */
+  truncated_by?: string;
+  /** On the step that ends the episode. */
+  verdict?: JsonValue;
+  request_id?: string;
+}
 
 /** Keys of a reset's metadata and of `/state` that name the task. */
 const TASK_KEYS = ["task_id", "family", "difficulty", "seed", "state_hash"] as const;
@@ -65,15 +68,13 @@ function mayKnow(key: (typeof TASK_KEYS)[number], chosen: ChosenTask, viewer: Vi
   }
 }
 
-/** A step's metadata as `viewer` is told it (the operator: all of it; a client: the bookkeeping). */
-export function stepMetadataFor(meta: JsonObject, viewer: Viewer): JsonObject {
-  if (viewer.operator) return meta;
-  const out: JsonObject = {};
-  for (const key of CLIENT_STEP_KEYS) {
-    const v = meta[key];
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
+/**
+ * A step's metadata as `viewer` is told it: a client, the bookkeeping alone; the operator, the
+ * environment's step info (harness `layers`, `setup`, ...) with the bookkeeping over it.
+ */
+export function stepMetadataFor(info: JsonObject, bookkeeping: StepBookkeeping, viewer: Viewer): JsonObject {
+  const own = bookkeeping as unknown as JsonObject;
+  return viewer.operator ? { ...info, ...own } : own;
 }
 
 /** A reset's metadata as `viewer` is told it: task keys the client did not choose are left out. */

@@ -2,7 +2,14 @@ import type { Environment, StepResult, Task, Verdict } from "../core/contracts.t
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
-import { type ChosenTask, resetMetadataFor, stateFor, stepMetadataFor, type Viewer } from "./disclosure.ts";
+import {
+  type ChosenTask,
+  resetMetadataFor,
+  type StepBookkeeping,
+  stateFor,
+  stepMetadataFor,
+  type Viewer,
+} from "./disclosure.ts";
 import {
   type EpisodeStateDoc,
   type ResetParams,
@@ -212,7 +219,7 @@ export class Episode {
     this.stepCount++;
     this.now = result.info.now;
     this.totalReward += result.reward;
-    const info: Record<string, unknown> = { ...result.info };
+    let truncatedBy: string | undefined;
     if (result.terminated || result.truncated) {
       this.terminated = result.terminated;
       this.truncated = result.truncated;
@@ -220,9 +227,18 @@ export class Episode {
     } else if (this.stepCount >= this.maxSteps) {
       this.truncated = true;
       this.verdict = this.evaluate(env);
-      info.truncated_by = "max_steps";
+      truncatedBy = "max_steps";
     }
-    if (this.verdict) info.verdict = this.verdict;
+    const bookkeeping: StepBookkeeping = {
+      episode_id: this.episodeId,
+      step_count: this.stepCount,
+      now: this.now,
+      terminated: this.terminated,
+      truncated: this.truncated,
+    };
+    if (truncatedBy !== undefined) bookkeeping.truncated_by = truncatedBy;
+    if (this.verdict) bookkeeping.verdict = this.verdict as unknown as JsonValue;
+    if (opts.requestId !== undefined) bookkeeping.request_id = opts.requestId;
     return {
       observation:
         action.mcp === "call_tool"
@@ -234,18 +250,7 @@ export class Episode {
           : result.observation,
       reward: result.reward,
       done: this.done,
-      metadata: stepMetadataFor(
-        {
-          ...(info as JsonObject),
-          episode_id: this.episodeId,
-          step_count: this.stepCount,
-          now: this.now,
-          terminated: this.terminated,
-          truncated: this.truncated,
-          ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
-        },
-        opts.viewer,
-      ),
+      metadata: stepMetadataFor(result.info as JsonObject, bookkeeping, opts.viewer),
     };
   }
 
