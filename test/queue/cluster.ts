@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { defaultGym } from "../../src/gym/default-gym.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { REPO_ROOT, runCli } from "../support/cli.ts";
 import { type PostgresServer, type RedisServer, startPostgres, startRedis } from "../support/services.ts";
@@ -29,9 +30,11 @@ export async function startCluster(): Promise<Cluster> {
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-queue-"));
   const gymFile = path.join(dir, "gym.json");
+  // the default gym's agent kinds (LLM providers for the global-limit test), device-support and spin@1
+  const base = defaultGym().describe();
   fs.writeFileSync(
     gymFile,
-    JSON.stringify({ schemaVersion: 1, plugins: [PLUGIN], worlds: ["device-support@1", "spin@1"] }),
+    JSON.stringify({ ...base, plugins: [PLUGIN], worlds: ["device-support@1", "spin@1"] }),
   );
   return {
     pg,
@@ -114,6 +117,34 @@ export async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
       w.signalGroup("SIGKILL"); // any trial process left behind
     }),
   );
+}
+
+/** An attached `proving run --queue ...` in a child process (to signal it), with the cluster's gym. */
+export function spawnCoordinator(cluster: Cluster, store: string, args: string[], queue?: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "--gym",
+      cluster.gymFile,
+      "run",
+      "--queue",
+      queue ?? cluster.redis.url,
+      "--store",
+      store,
+      "--no-report",
+      "--no-progress",
+      ...args,
+    ],
+    { cwd: REPO_ROOT, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { child, log: () => out, exited };
 }
 
 /** `proving run --queue ...` through the CLI with the cluster's gym. */

@@ -12,6 +12,7 @@ import { postgresSkip, redisSkip } from "../support/services.ts";
 import {
   type Cluster,
   runQueued,
+  spawnCoordinator,
   spawnWorker,
   startCluster,
   stopWorkers,
@@ -150,6 +151,42 @@ describe("trials on queue workers", { skip }, () => {
     assert.ok(attempts.every((a) => a.status === "recorded"));
   });
 
+  test("Ctrl-C on an attached run --queue stops following (with a hint), the run goes on; a second coordinator meanwhile is refused", async () => {
+    const { store, queue } = await fresh();
+    const args = [...SPIN, "--trials", "2", "--id", "follow"];
+    const coordinator = spawnCoordinator(cluster, store, args, queue);
+    try {
+      const lease = await waitFor("the coordinator following", () =>
+        withStore(store, (s) => s.getLease("follow")).catch(() => undefined),
+      );
+      const second = await runQueued(cluster, store, [...args, "--detach", "--json"], queue);
+      assert.equal(second.code, 2, second.stderr);
+      assert.match(second.stderr, /experiment_live/);
+      assert.ok(second.stderr.includes(lease.holder), "the refusal names the live holder");
+      coordinator.child.kill("SIGINT");
+      const { code } = await coordinator.exited;
+      assert.equal(code, 130, coordinator.log());
+      const log = coordinator.log();
+      assert.match(
+        log,
+        /stopped following follow \(0 of 4 planned trials recorded\); the run continues on the workers/,
+      );
+      assert.match(log, /proving status follow --store /);
+      assert.match(log, /attach again: proving run .* --id follow --queue redis:/);
+      assert.doesNotMatch(log, /proving resume/, "no hint to run the trials here instead");
+      assert.equal(await withStore(store, (s) => s.getLease("follow")), undefined, "the lease was released");
+    } finally {
+      coordinator.child.kill("SIGKILL");
+    }
+    worker(store, queue, ["--concurrency", "2"]);
+    const trials = await complete(store, "follow", 4);
+    assert.equal(
+      new Set(trials.map((t) => t.trialId)).size,
+      4,
+      "the enqueued trials ran after the coordinator left",
+    );
+  });
+
   test("SIGKILL a worker mid-trial: another worker re-runs it, recorded exactly once", async () => {
     const { store, queue } = await fresh();
     const file = spinExperiment("killed", { ms: 1500 });
@@ -170,5 +207,13 @@ describe("trials on queue workers", { skip }, () => {
     const attempts = (await attemptsOf(store, "killed")).filter((x) => x.trialId === running.trialId);
     assert.ok(attempts.length >= 2, "the killed trial was delivered again");
     assert.equal(attempts.filter((x) => x.status === "recorded").length, 1);
+    const killed = attempts.find((x) => x.attemptId === running.attemptId);
+    assert.equal(killed?.status, "abandoned", "the killed worker's attempt does not stay running");
+    assert.match(killed?.error ?? "", /delivered again/);
+    const status = JSON.parse((await runCli(["status", "killed", "--store", store, "--json"])).stdout);
+    assert.equal(status.inFlight, 0);
+    assert.ok(status.abandoned >= 1);
+    const text = (await runCli(["status", "killed", "--store", store])).stdout;
+    assert.match(text, /abandoned attempts [1-9]/);
   });
 });
