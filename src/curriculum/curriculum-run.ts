@@ -260,13 +260,13 @@ export async function runCurriculum(
     const pool = await fillPool(poolRequests(state, config.pool.perKey), {
       gym,
       cache: history,
-      poolId: config.id,
+      poolId: config.pool.id ?? config.id,
       pool: config.pool,
       now,
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
     opts.onPool?.(pool);
-    const seeds = poolSeeds(pool, await history.reviews(config.id), {
+    const seeds = poolSeeds(pool, await history.reviews(config.pool.id ?? config.id), {
       ...(config.pool.requireReview ? { requireReview: true } : {}),
       asOf: run.createdAt,
     });

@@ -69,6 +69,17 @@ export {
   regressionManifest,
   type TaskManifest,
 } from "./regression-manifest.ts";
+export {
+  approvedItems,
+  type ReviewItem,
+  recordReview,
+  renderItem,
+  sampleItems,
+  taskReviewItems,
+  VARIANT_POOL,
+  variantKnownGood,
+  variantReviewItems,
+} from "./review-queue.ts";
 export { type RunSpecsOptions, runSpecs } from "./run-specs.ts";
 export { runSplit, type SplitRunResult, splitTasks } from "./run-split.ts";
 export type { EpisodeResult, SampleOptions, Sampler, SamplerSnapshot } from "./sampler.ts";

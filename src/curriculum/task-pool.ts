@@ -7,6 +7,8 @@ import { type TaskKey, taskKeyId } from "./task-key.ts";
 
 /** Pre-generation settings of a run: tasks per key, and how long a generator may take. */
 export interface PoolOptions {
+  /** The pool's id in the store (default: the run id); a pool filled and reviewed by `curriculum review --pool ID`. */
+  id?: string;
   /** Tasks (seeds) pre-generated per base-world key. */
   perKey: number;
   /** A generation not answered within this (ms) fails and its thread is replaced (default 10,000). */

@@ -1,19 +1,33 @@
 import fs from "node:fs";
+import readline from "node:readline/promises";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import { summarizeTrial } from "../../core/trial-summary.ts";
+import { createCurriculum } from "../../curriculum/curriculum.ts";
 import {
   type CurriculumResult,
   curriculumConfig,
   readCurriculum,
   runCurriculum,
 } from "../../curriculum/curriculum-run.ts";
-import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
+import { type CurriculumStore, openCurriculumStore } from "../../curriculum/curriculum-store.ts";
 import { defaultSplit } from "../../curriculum/default-split.ts";
 import { parseHorizon } from "../../curriculum/horizon-schedule.ts";
+import {
+  approvedItems,
+  type ReviewItem,
+  recordReview,
+  renderItem,
+  sampleItems,
+  taskReviewItems,
+  VARIANT_POOL,
+  variantKnownGood,
+  variantReviewItems,
+} from "../../curriculum/review-queue.ts";
 import { runSplit } from "../../curriculum/run-split.ts";
 import { parseSplitFile, type SplitFile, splitName } from "../../curriculum/split-file.ts";
 import { splitWithVariants } from "../../curriculum/stored-variants.ts";
+import { fillPool, poolRequests } from "../../curriculum/task-pool.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
@@ -39,6 +53,7 @@ export interface CurriculumFlags {
   json?: boolean;
   storedVariants?: boolean;
   pool?: number;
+  poolId?: string;
   poolTimeoutMs?: number;
   requireReview?: boolean;
 }
@@ -155,6 +170,10 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
       intOption("--pool"),
     )
     .option(
+      "--pool-id <id>",
+      "the pool to sample from (default: the run id), e.g. one `curriculum review --pool` filled",
+    )
+    .option(
       "--pool-timeout-ms <n>",
       "a task generation taking longer fails (default 10000)",
       intOption("--pool-timeout-ms"),
@@ -184,7 +203,11 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
         const split =
           base || flags.storedVariants === false
             ? declared
-            : splitWithVariants(declared, await history.listVariants({ status: "accepted" }), gym);
+            : splitWithVariants(declared, await history.listVariants({ status: "accepted" }), gym, {
+                ...(flags.requireReview
+                  ? { requireReview: true, approved: await approvedItems(history, VARIANT_POOL) }
+                  : {}),
+              });
         const budget = {
           ...((base?.budget as object) ?? { maxSteps: 200, maxVirtualSeconds: 86400, wallTimeoutMs: 60000 }),
         } as Record<string, number>;
@@ -211,6 +234,7 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
             ? {
                 pool: {
                   perKey: flags.pool ?? 4,
+                  ...(flags.poolId ? { id: flags.poolId } : {}),
                   ...(flags.poolTimeoutMs !== undefined ? { timeoutMs: flags.poolTimeoutMs } : {}),
                   ...(flags.requireReview ? { requireReview: true } : {}),
                 },
@@ -237,6 +261,43 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     });
 
   curriculum
+    .command("review")
+    .description(
+      "spot-check new tasks (or the store's variants): show each (instruction, params, known-good trajectory), record approve/reject",
+    )
+    .option("--pool <id>", "the task pool to fill and review (a curriculum run id, or a name)", "review")
+    .option("--variants", "review the store's accepted variants instead of pooled tasks")
+    .option("--world <id>", "world whose tasks to generate (repeatable; default device-support@1)", collect)
+    .option("--splits <file>", "split file whose dynamic space to generate from")
+    .option(
+      "--seed <n>",
+      "the seeds' run seed (as `curriculum run --seed`) and the sampling seed",
+      intOption("--seed"),
+    )
+    .option(
+      "--per-key <n>",
+      "tasks generated per key when filling the pool (default 2)",
+      intOption("--per-key"),
+    )
+    .option("--sample <n>", "how many unreviewed items to show (default 5)", intOption("--sample"))
+    .option("--approve <id>", "approve an item (repeatable)", collect)
+    .option("--reject <id>", "reject an item (repeatable)", collect)
+    .option("--note <text>", "the note recorded with --approve/--reject")
+    .option("--store <path>", "SQLite store")
+    .option("--json", "print the items (and decisions) as JSON")
+    .action(async (flags: ReviewFlags) => {
+      const gym = await gymSource();
+      const file = sqlitePath(flags.store);
+      const history = await openCurriculumStore(file);
+      try {
+        const out = await reviewCommand(flags, gym, history);
+        if (flags.json) printJson(out);
+      } finally {
+        await history.close();
+      }
+    });
+
+  curriculum
     .command("show")
     .description("print a stored curriculum run's summary (the same document as `curriculum run --json`)")
     .argument("<name>", "curriculum run id")
@@ -254,6 +315,91 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
         await history.close();
       }
     });
+}
+
+export interface ReviewFlags {
+  pool: string;
+  variants?: boolean;
+  world?: string[];
+  splits?: string;
+  seed?: number;
+  perKey?: number;
+  sample?: number;
+  approve?: string[];
+  reject?: string[];
+  note?: string;
+  store?: string;
+  json?: boolean;
+}
+
+/**
+ * `proving curriculum review`: fills the pool (new tasks, gated, off the main thread) or reads the
+ * store's variants, records the decisions of `--approve/--reject`, or — when stdin is a terminal and
+ * none is given — asks about each sampled unreviewed item; otherwise shows the sample.
+ */
+export async function reviewCommand(flags: ReviewFlags, gym: Gym, history: CurriculumStore) {
+  const now = () => new Date();
+  const poolId = flags.variants ? VARIANT_POOL : flags.pool;
+  let items: ReviewItem[];
+  if (flags.variants) {
+    items = await variantReviewItems(history, await history.listVariants({ status: "accepted" }), (v) =>
+      variantKnownGood(gym, v),
+    );
+  } else {
+    const split = flags.splits
+      ? readSplitFlag(flags.splits)
+      : defaultSplit((flags.world ?? ["device-support@1"]).map((w) => gym.world(w)));
+    const c = createCurriculum(gym, { split, seed: flags.seed ?? 1 });
+    await fillPool(poolRequests(c, flags.perKey ?? 2), {
+      gym,
+      cache: history,
+      poolId,
+      pool: { perKey: flags.perKey ?? 2 },
+      now,
+    });
+    items = await taskReviewItems(history, poolId);
+  }
+  const known = new Set(items.map((i) => i.id));
+  const decisions: { id: string; decision: "approve" | "reject"; note: string }[] = [];
+  const decide = async (id: string, decision: "approve" | "reject", note: string) => {
+    await recordReview(history, poolId, id, decision, { note, now, known });
+    decisions.push({ id, decision, note });
+    items = items.map((i) =>
+      i.id === id ? { ...i, decision: { decision, note, reviewedAt: now().toISOString() } } : i,
+    );
+  };
+  for (const id of flags.approve ?? []) await decide(id, "approve", flags.note ?? "");
+  for (const id of flags.reject ?? []) await decide(id, "reject", flags.note ?? "");
+  const sample = sampleItems(items, { sample: flags.sample ?? 5, seed: flags.seed ?? 1 });
+  if (decisions.length === 0 && process.stdin.isTTY && !flags.json) {
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      for (const item of sample) {
+        process.stdout.write(`\n${renderItem(item)}\n`);
+        const answer = (await rl.question("approve, reject or skip? [a/r/s/q] ")).trim().toLowerCase();
+        if (answer.startsWith("q")) break;
+        if (!answer.startsWith("a") && !answer.startsWith("r")) continue;
+        const note = await rl.question("note: ");
+        await decide(item.id, answer.startsWith("a") ? "approve" : "reject", note.trim());
+      }
+    } finally {
+      rl.close();
+    }
+  } else if (!flags.json) {
+    for (const d of decisions) process.stdout.write(`${d.decision} ${d.id}${d.note ? ` (${d.note})` : ""}\n`);
+    if (decisions.length === 0) {
+      const open = items.filter((i) => !i.decision).length;
+      process.stdout.write(`${poolId}: ${items.length} items, ${open} unreviewed; a sample:\n`);
+      for (const item of sample) process.stdout.write(`\n${renderItem(item)}\n`);
+    }
+  }
+  return {
+    pool: poolId,
+    items: items.length,
+    unreviewed: items.filter((i) => !i.decision).length,
+    sample,
+    decisions,
+  };
 }
 
 /** The flags of `proving run --split NAME` it reads. */
