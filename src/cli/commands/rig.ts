@@ -45,28 +45,30 @@ export function parseBand(text: string): [number, number] {
   return [parts[0], parts[1]];
 }
 
-/** The rigger's code path and LLM designer live in their own modules, loaded only for `--designer llm:SPEC`. */
+/**
+ * `--designer llm:PROVIDER:MODEL`: the LLM designer (its code runs in the rule sandbox), the code path
+ * that turns its code into `rule.generated@1` layers, and the code API text. Loaded only when asked for.
+ */
 async function llmDesignerParts(
   spec: string,
   gym: Gym,
 ): Promise<Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">> {
-  const specifier = "../../rigger/llm-designer.ts";
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(specifier)) as Record<string, unknown>;
-  } catch (err) {
-    throw configError(
-      "bad_flag",
-      `--designer llm:${spec}: the LLM designer is not available (${(err as Error).message})`,
-    );
-  }
-  const factory = (mod.llmDesignerForCli ?? mod.createLlmDesigner) as
-    | ((o: { spec: string; gym: Gym }) => Promise<Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">>)
-    | undefined;
-  if (typeof factory !== "function") {
-    throw configError("bad_flag", `--designer llm:${spec}: the LLM designer module has no CLI entry point`);
-  }
-  return factory({ spec, gym });
+  const [{ llmDesignerFromSpec }, code] = await Promise.all([
+    import("../../rigger/llm-designer.ts"),
+    import("../../rigger/code/index.ts"),
+  ]);
+  const rules = code.generatedRule(code.isolateRuleSandbox());
+  const designer = llmDesignerFromSpec(spec, {
+    cwd: process.cwd(),
+    env: { ...process.env },
+    prices: gym.prices,
+    limiters: gym.limiters,
+    rules,
+    checkLayers: (world, layers) => {
+      gym.harness.normalize({ world, layers });
+    },
+  });
+  return { designer, realizeCode: code.ruleCodeRealizer(rules), ruleApi: code.RULE_CODE_API };
 }
 
 /** The normative `rig --json` document. */
@@ -176,7 +178,7 @@ export function registerRig(program: Command, gymSource: GymSource): void {
       const designerFlag = flags.designer ?? "template";
       let parts: Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">;
       if (designerFlag === "template") parts = { designer: templateDesigner() as Designer };
-      else if (designerFlag.startsWith("llm:")) parts = await llmDesignerParts(designerFlag.slice(4), gym);
+      else if (designerFlag.startsWith("llm:")) parts = await llmDesignerParts(designerFlag, gym);
       else throw configError("bad_flag", `--designer: template or llm:SPEC, got "${designerFlag}"`);
       const plan = {
         ...DEFAULT_VALIDATION_PLAN,
