@@ -5,6 +5,7 @@ import { registerCompare } from "./commands/compare.ts";
 import { registerCurriculum } from "./commands/curriculum.ts";
 import { registerExport } from "./commands/export.ts";
 import { registerFakeLlm } from "./commands/fake-llm.ts";
+import { registerLearn } from "./commands/learn.ts";
 import { registerMcp } from "./commands/mcp.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerReport } from "./commands/report.ts";
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerTasks(program, gym);
   registerShow(program);
   registerExport(program);
+  registerLearn(program, gym);
   registerReport(program);
   registerServe(program, gym);
   registerMcp(program, gym);

@@ -1,0 +1,178 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { PROVIDERS, type ProviderKind, parseLlmSpec } from "../../agents/llm/index.ts";
+import { configError } from "../../core/errors.ts";
+import type { JsonValue } from "../../core/json.ts";
+import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
+import { ruleInducer } from "../../learn/inducer.ts";
+import { type LearnOptions, runLearn } from "../../learn/learn-loop.ts";
+import { renderLearnText } from "../../learn/learn-text.ts";
+import { llmInducer } from "../../learn/llm-inducer.ts";
+import { saveSkillBank } from "../../learn/skill-bank.ts";
+import { defaultReportPath, writeHtmlReport } from "../../report/html/index.ts";
+import { learnSection } from "../../report/html/learn-section.ts";
+import { collect, collectInt, intOption, printJson, storePath, withStore } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
+import { readVariantFlag } from "../variant-flag.ts";
+
+interface LearnFlags {
+  id?: string;
+  variant?: string[];
+  acceptedVariants?: boolean;
+  family?: string[];
+  heldout?: string[];
+  inductionTrials?: number;
+  inductionDifficulty?: number[];
+  difficulty?: number[];
+  trials?: number;
+  seed?: number;
+  k?: number;
+  minSupport?: number;
+  inducer: string;
+  maxSteps?: number;
+  concurrency?: number;
+  out?: string;
+  store?: string;
+  report?: string | false;
+  json?: boolean;
+}
+
+export function registerLearn(program: Command, gymSource: GymSource): void {
+  program
+    .command("learn")
+    .description(
+      "induce skills from (a) the original world and (b) accepted variants (matched sizes), then evaluate no skills vs (a) vs (b) on the unmodified world and held-out families (paired)",
+    )
+    .option("--id <name>", "names the run's experiments <id>-induce-original|-induce-variants|-eval")
+    .option(
+      "--variant <file|json>",
+      "an accepted variant {world, layers} (repeatable; a file may list several)",
+      collect,
+    )
+    .option(
+      "--accepted-variants",
+      "arm (b) from the store's accepted variants (the curriculum's and rigger's)",
+    )
+    .option(
+      "--family <name>",
+      "a family to induce from and evaluate on (repeatable; default: all not held out)",
+      collect,
+    )
+    .option(
+      "--heldout <name>",
+      "a held-out family, never induced from (repeatable; default delayed-receipt, unverifiable)",
+      collect,
+    )
+    .option(
+      "--induction-trials <n>",
+      "trials each inducer reads (the same for both arms; default 8)",
+      intOption("--induction-trials"),
+    )
+    .option(
+      "--induction-difficulty <n>",
+      "difficulty of induction trials (repeatable; default 1)",
+      collectInt("--induction-difficulty"),
+    )
+    .option("--difficulty <n>", "evaluation difficulty (repeatable; default 1 2)", collectInt("--difficulty"))
+    .option("--trials <n>", "evaluation seeds per family × difficulty (default 4)", intOption("--trials"))
+    .option("--seed <n>", "evaluation base seed (default 0; induction uses 1000 on)", intOption("--seed"))
+    .option("--k <n>", "skills the learner retrieves per task (default 3)", intOption("--k"))
+    .option(
+      "--min-support <n>",
+      "rule inducer: supporting trials a skill needs (default 2)",
+      intOption("--min-support"),
+    )
+    .option(
+      "--inducer <spec>",
+      "rule (offline), or an LLM: openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL",
+      "rule",
+    )
+    .option("--max-steps <n>", "step budget per trial (default 200)", intOption("--max-steps"))
+    .option("--concurrency <n>", "trials at once", intOption("--concurrency"))
+    .option("--out <dir>", "where the skill banks and learn.json go (default: learn/<id>/ beside the store)")
+    .option("--report <path>", "HTML report of the evaluation with the learning section")
+    .option("--no-report", "no HTML report")
+    .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option("--json", "print the result as one JSON document")
+    .action(async (flags: LearnFlags) => {
+      const gym = await gymSource();
+      const id =
+        flags.id ?? `learn-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}`;
+      let variants: JsonValue[] = (flags.variant ?? []).flatMap((v) => readVariantFlag(v, gym));
+      const file = storePath(flags.store);
+      if (flags.acceptedVariants) {
+        if (/^postgres(ql)?:\/\//.test(file))
+          throw configError("bad_flag", "--accepted-variants reads the curriculum tables of a SQLite store");
+        const history = await openCurriculumStore(file);
+        try {
+          variants = [
+            ...variants,
+            ...(await history.listVariants({ status: "accepted" })).map((v) => v.variant),
+          ];
+        } finally {
+          await history.close();
+        }
+        if (variants.length === 0)
+          throw configError(
+            "bad_flag",
+            `--accepted-variants: the store at ${file} holds no accepted variant`,
+          );
+      }
+      let inducer = ruleInducer({ minSupport: flags.minSupport ?? 2 });
+      if (flags.inducer !== "rule") {
+        const colon = flags.inducer.indexOf(":");
+        const provider = flags.inducer.slice(0, colon) as ProviderKind;
+        if (colon < 0 || !PROVIDERS.includes(provider))
+          throw configError(
+            "bad_flag",
+            `--inducer ${flags.inducer}: use rule or ${PROVIDERS.map((p) => `${p}:MODEL`).join(", ")}`,
+          );
+        inducer = llmInducer(
+          parseLlmSpec(provider, flags.inducer.slice(colon + 1), {
+            cwd: process.cwd(),
+            env: { ...process.env },
+            prices: gym.prices,
+          }),
+        );
+      }
+      const options: LearnOptions = {
+        id,
+        inducer,
+        ...(variants.length ? { variants } : {}),
+        ...(flags.family ? { trainFamilies: flags.family } : {}),
+        ...(flags.heldout ? { heldoutFamilies: flags.heldout } : {}),
+        ...(flags.inductionTrials !== undefined ? { inductionTrials: flags.inductionTrials } : {}),
+        ...(flags.inductionDifficulty ? { inductionDifficulties: flags.inductionDifficulty } : {}),
+        ...(flags.difficulty ? { evalDifficulties: flags.difficulty } : {}),
+        ...(flags.trials !== undefined ? { evalTrials: flags.trials } : {}),
+        ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+        ...(flags.k !== undefined ? { k: flags.k } : {}),
+        ...(flags.minSupport !== undefined ? { minSupport: flags.minSupport } : {}),
+        ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
+        ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+      };
+      await withStore(flags.store, "write", async (store) => {
+        const { result, banks } = await runLearn(options, { gym, store });
+        const out = path.resolve(flags.out ?? path.join(path.dirname(file), "learn", id));
+        fs.mkdirSync(out, { recursive: true });
+        saveSkillBank(path.join(out, "bank-original.json"), banks.original);
+        saveSkillBank(path.join(out, "bank-variants.json"), banks.variants);
+        fs.writeFileSync(path.join(out, "learn.json"), `${JSON.stringify(result, null, 2)}\n`);
+        let report: string | undefined;
+        if (flags.report !== false) {
+          const target = flags.report ?? defaultReportPath(file, result.evaluation.experimentId);
+          report = (
+            await writeHtmlReport(store, result.evaluation.experimentId, target, {
+              sections: [learnSection(result)],
+            })
+          ).path;
+        }
+        if (flags.json) printJson({ ...result, files: { dir: out, report: report ?? null } });
+        else {
+          process.stdout.write(`${renderLearnText(result)}\nskill banks and learn.json: ${out}\n`);
+          if (report) process.stdout.write(`report: ${report}\n`);
+        }
+      });
+    });
+}
