@@ -121,7 +121,8 @@ test("kill -9 at random points + resume: every planned trial recorded exactly on
     "--no-report",
     ...common,
   ];
-  const resumeArgs = ["resume", ID, ...common];
+  // --force: the run before was killed (awaited), so its experiment lease is a dead process's
+  const resumeArgs = ["resume", ID, "--force", ...common];
 
   const seen = new Map<string, string>();
   const log: string[] = [];
