@@ -11,6 +11,18 @@ export {
   type Performance,
 } from "./curriculum.ts";
 export {
+  type CurriculumWindow,
+  concentration,
+  curriculumHealth,
+  curriculumWindows,
+  difficultyRising,
+  duplicateTasks,
+  type HealthFinding,
+  type HealthOptions,
+  processByKey,
+  regressionInstability,
+} from "./curriculum-health.ts";
+export {
   type CurriculumEpisode,
   type CurriculumEvaluation,
   type CurriculumResult,

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import { summarizeTrial } from "../../core/trial-summary.ts";
 import { createCurriculum } from "../../curriculum/curriculum.ts";
+import { curriculumHealth } from "../../curriculum/curriculum-health.ts";
 import {
   type CurriculumResult,
   curriculumConfig,
@@ -29,6 +30,8 @@ import { parseSplitFile, type SplitFile, splitName } from "../../curriculum/spli
 import { splitWithVariants } from "../../curriculum/stored-variants.ts";
 import { fillPool, poolRequests } from "../../curriculum/task-pool.ts";
 import type { Gym } from "../../gym/gym.ts";
+import { defaultReportPath, writeHtmlReport } from "../../report/html/build-report.ts";
+import { curriculumSection } from "../../report/html/curriculum-section.ts";
 import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
@@ -296,6 +299,44 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
         await history.close();
       }
     });
+
+  curriculum
+    .command("report")
+    .description(
+      "write the HTML report of a stored curriculum run, with its curriculum section and health checks",
+    )
+    .argument("<name>", "curriculum run id")
+    .option("--out <file>", "where to write it (default reports/NAME.html beside the store)")
+    .option(
+      "--window <n>",
+      "episodes per window (round) of the charts and checks (default 25)",
+      intOption("--window"),
+    )
+    .option("--store <path>", "SQLite store")
+    .option("--json", "print {path, bytes, health} as JSON")
+    .action(
+      async (name: string, flags: { out?: string; window?: number; store?: string; json?: boolean }) => {
+        const file = sqlitePath(flags.store);
+        if (!fs.existsSync(file)) throw configError("no_store", `no store at ${file} (pass --store PATH)`);
+        const history = await openCurriculumStore(file);
+        try {
+          const result = await readCurriculum(history, name);
+          const opts = flags.window !== undefined ? { window: flags.window } : {};
+          const out = flags.out ?? defaultReportPath(file, name);
+          const written = await withStore(file, "read", (store) =>
+            writeHtmlReport(store, name, out, { sections: [curriculumSection(result, opts)] }),
+          );
+          const health = curriculumHealth(result, opts);
+          if (flags.json) printJson({ path: written.path, bytes: written.bytes, health });
+          else {
+            process.stdout.write(`report: ${written.path}\n`);
+            for (const h of health) process.stdout.write(`  ${h.status} ${h.check}: ${h.detail}\n`);
+          }
+        } finally {
+          await history.close();
+        }
+      },
+    );
 
   curriculum
     .command("show")
