@@ -135,6 +135,17 @@ describe("queue reliability", { skip }, () => {
     assert.equal(s.workers.find((x: { worker: string }) => x.worker === "oomw")?.abandoned, 4);
   });
 
+  test("a CPU-heavy trial busy past the job lock keeps its lock (sandboxed): one attempt per trial, no redelivery", async () => {
+    const { store, queue } = await fresh();
+    await enqueue(store, queue, "cpu", 2, { ms: 2500 }); // 1-2 units of 2.5 s busy CPU, lock 2 s
+    worker(store, queue, ["--concurrency", "2"]);
+    const trials = await complete(store, "cpu", 4);
+    assert.ok(trials.every((t) => t.outcome !== "infra_error"));
+    const attempts = await attemptsOf(store, "cpu");
+    assert.equal(attempts.length, 4, "no trial was delivered twice");
+    assert.ok(attempts.every((a) => a.status === "recorded"));
+  });
+
   test("SIGTERM drains: in-flight trials finish and are recorded, the worker exits 0", async () => {
     const { store, queue } = await fresh();
     await enqueue(store, queue, "drain", 2, { ms: 800 });
