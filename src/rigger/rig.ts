@@ -222,7 +222,11 @@ export async function rig(o: RigOptions): Promise<RigResult> {
       let decision = v.decision;
       let reason = v.reason;
       let next: Queued | undefined;
-      if (decision === "REFINE" && p.kind === "layers" && search && v.direction) {
+      const more = count < (o.maxCandidates ?? 6) && budget - used >= plan.minTrials;
+      if (decision === "REFINE" && !more) {
+        decision = "REJECT";
+        reason = `${reason}; the weakness's rollout budget (or candidate limit) is spent`;
+      } else if (decision === "REFINE" && p.kind === "layers" && search && v.direction) {
         const r = refineKnob(p, search, v.direction);
         if (r && p.knob) {
           const step = `${p.knob.param} ${String(layers[p.knob.layer]?.params[p.knob.param])} -> ${r.value}`;

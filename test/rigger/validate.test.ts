@@ -147,6 +147,28 @@ describe("validation decisions", () => {
     assert.ok(rollouts.requests.filter((q) => q.variant).every((q) => q.seed >= 1000));
   });
 
+  it("a weakness whose variants never reach the band ends in REJECT within its budget, each decision recorded with why", async () => {
+    const recorded: { decision?: string; reason?: string; provenance: Record<string, unknown> }[] = [];
+    const rollouts = fakeRollouts({ rate: () => 1, baseline: baseline() });
+    const r = await rig({
+      id: "spent",
+      rollouts,
+      designer: templateDesigner(),
+      budgetPerWeakness: 30,
+      record: async (c, provenance) => {
+        recorded.push({ decision: c.decision, reason: c.reason, provenance });
+      },
+    });
+    assert.equal(r.accepted.length, 0);
+    assert.ok(r.rollouts.validation <= 30);
+    const last = r.candidates[r.candidates.length - 1];
+    assert.equal(last.decision, "REJECT");
+    assert.match(last.reason ?? "", /budget/);
+    assert.equal(recorded.length, r.candidates.length);
+    assert.equal(recorded[recorded.length - 1].provenance.decision, "REJECT");
+    assert.deepEqual(recorded[0].provenance.evidenceTrials, ["b1", "b2"]);
+  });
+
   it("REJECTs an unsolvable candidate, a changed verifier, and a variant that changes nothing", async () => {
     const variant: VariantSpec = {
       world: world.id,
