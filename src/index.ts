@@ -5,8 +5,10 @@ export { z } from "zod";
 export { createCmdAgent } from "./agents/cmd/index.ts";
 export type { AgentKind, ResolveAgent, ResolvedAgent } from "./agents/index.ts";
 export { AgentResolver, BUILTIN_AGENT_KINDS, loadModuleAgent } from "./agents/index.ts";
+export { defaultConfig as llmConfig } from "./agents/llm/config.ts";
 export { startFakeLlmServer } from "./agents/llm/fake/index.ts";
 export { createLlmAgent, PriceTable } from "./agents/llm/index.ts";
+export { auditCustomerSimulator, formatSimulatorAudit } from "./audit/index.ts";
 export type {
   Action,
   Agent,
@@ -54,6 +56,7 @@ export {
   VirtualClock,
   WIRE_ERRORS,
 } from "./core/index.ts";
+export { customerPrompt, llmCustomer } from "./customers/index.ts";
 export type { GymDescription, GymParts, GymPlugin } from "./gym/index.ts";
 export { createGym, defaultGym, Gym, loadGym } from "./gym/index.ts";
 export type { LayerSpec, Rule, VariantSpec } from "./harness/index.ts";
@@ -105,7 +108,7 @@ export {
 } from "./serve/index.ts";
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
-export { deviceSupport } from "./worlds/device-support/index.ts";
+export { deviceSupport, deviceSupportV2, deviceSupportV2World } from "./worlds/device-support/index.ts";
 export type { SimpleWorldContext, SimpleWorldOptions } from "./worlds/index.ts";
 export {
   BUILTIN_HANDOFFS,
@@ -115,3 +118,4 @@ export {
   scriptPolicy,
   supportOrders,
 } from "./worlds/index.ts";
+export { type CustomerSimulator, PERSONAS, scriptedCustomer } from "./worlds/shared/index.ts";

@@ -369,6 +369,22 @@
       if (v.violations.length) out.push(h("h3", null, "Safety violations"), viols);
     } else out.push(h("p", { class: "muted" }, "No verdict: the trial ended before the verifier ran."));
 
+    const talk = conversationOf(t);
+    if (talk.messages.length) {
+      out.push(h("h3", null, `Conversation with the customer (${talk.messages.length} messages${talk.who})`));
+      const ul = h("ul", { class: "checks", id: "tv-conversation" });
+      for (const m of talk.messages)
+        ul.append(
+          h(
+            "li",
+            { dataset: { from: m.from } },
+            h("span", { class: m.from === "agent" ? "tag layer" : "tag setup" }, m.from),
+            h("span", { class: "muted" }, ` t=${fmt(m.t)}s `),
+            m.text,
+          ),
+        );
+      out.push(ul);
+    }
     out.push(h("h3", null, `Trajectory (${t.steps.length} steps)`));
     if (t.initial) {
       const init = t.initial;
@@ -423,6 +439,27 @@
     };
     renderSteps(0);
     return out;
+  }
+
+  /** The agent's messages (send_message) and the customer's replies the agent read (read_messages), in order. */
+  function conversationOf(t) {
+    const messages = [];
+    const seen = new Set();
+    for (const st of t.steps) {
+      const r = st.observation && st.observation.kind === "tool_result" ? st.observation.result : undefined;
+      if (st.action.tool === "send_message" && r && r.ok) {
+        seen.add(r.message_id);
+        messages.push({ from: "agent", t: st.t, text: String(st.action.args.text) });
+      } else if (st.action.tool === "read_messages" && r && r.ok && Array.isArray(r.messages)) {
+        for (const m of r.messages) {
+          if (seen.has(m.message_id)) continue;
+          seen.add(m.message_id);
+          messages.push({ from: String(m.from), t: m.t, text: String(m.text) });
+        }
+      }
+    }
+    const c = t.task.params?.conversation?.customer;
+    return { messages, who: c ? ` · customer: ${c.simulator} ${c.persona}` : "" };
   }
 
   function stepCard(st, prevT, violations) {
