@@ -3,7 +3,6 @@
  * compatible server such as the fake provider's `POST /v1/embeddings`), called with the AI SDK's
  * provider model (`doEmbed`). An embedder names its model `provider:model`, which a bank records.
  */
-import { createOpenAI } from "@ai-sdk/openai";
 import type { FetchFn } from "../agents/llm/provider.ts";
 
 export interface Embedder {
@@ -22,25 +21,39 @@ export interface ProviderEmbedderOptions {
   fetch?: FetchFn;
 }
 
+/** An embedder on an OpenAI-wire endpoint; the provider package loads at the first call. */
 export function providerEmbedder(options: ProviderEmbedderOptions): Embedder {
-  const provider = createOpenAI({
-    baseURL: options.baseURL,
-    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
-  const model = provider.embedding(options.model);
+  let loaded:
+    | Promise<{
+        doEmbed: (o: {
+          values: string[];
+          providerOptions?: Record<string, Record<string, number>>;
+        }) => PromiseLike<{ embeddings: ArrayLike<number>[] }>;
+      }>
+    | undefined;
+  const modelOf = () => {
+    loaded ??= import("@ai-sdk/openai").then(({ createOpenAI }) =>
+      createOpenAI({
+        baseURL: options.baseURL,
+        ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }).embedding(options.model),
+    );
+    return loaded;
+  };
   return {
     model: `openai:${options.model}`,
     ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {}),
     async embed(texts) {
       if (texts.length === 0) return [];
+      const model = await modelOf();
       const result = await model.doEmbed({
         values: [...texts],
         ...(options.dimensions !== undefined
           ? { providerOptions: { openai: { dimensions: options.dimensions } } }
           : {}),
       });
-      return result.embeddings.map((e) => [...e]);
+      return result.embeddings.map((e) => Array.from(e));
     },
   };
 }

@@ -7,8 +7,8 @@
 
 import type { LlmAgentConfig } from "../agents/llm/config.ts";
 import { AimdLimiter } from "../agents/llm/limiter.ts";
-import { ModelCaller } from "../agents/llm/model-call.ts";
-import { type FetchFn, languageModel } from "../agents/llm/provider.ts";
+import type { ModelCaller } from "../agents/llm/model-call.ts";
+import type { FetchFn } from "../agents/llm/provider.ts";
 import type { TrialRecord } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
 import type { Inducer, Induction } from "./inducer.ts";
@@ -75,9 +75,16 @@ function readDirective(v: unknown): SkillDirective | undefined {
 
 export function llmInducer(config: LlmAgentConfig, options: LlmInducerOptions = {}): Inducer {
   const id = `llm:${config.provider}:${config.model}`;
-  const caller = new ModelCaller(config, languageModel(config, options.fetch), {
-    limiter: options.limiter ?? new AimdLimiter(config.limiter),
-  });
+  const limiter = options.limiter ?? new AimdLimiter(config.limiter);
+  // the provider packages load at the first induction, not on import
+  let caller: Promise<ModelCaller> | undefined;
+  const callerOf = () => {
+    caller ??= Promise.all([import("../agents/llm/model-call.ts"), import("../agents/llm/provider.ts")]).then(
+      ([{ ModelCaller: Caller }, { languageModel }]) =>
+        new Caller(config, languageModel(config, options.fetch), { limiter }),
+    );
+    return caller;
+  };
   return {
     id,
     async induce(records): Promise<Induction> {
@@ -91,7 +98,7 @@ export function llmInducer(config: LlmAgentConfig, options: LlmInducerOptions = 
         `Trajectories (${usable.length}), each call with what it answered:\n\n` +
         usable.map((r) => trajectoryDigest(r, options.maxResultChars)).join("\n\n");
       const prompt = { system: LLM_INDUCER_SYSTEM, user };
-      const outcome = await caller.call(
+      const outcome = await (await callerOf()).call(
         {
           system: prompt.system,
           messages: [{ role: "user", content: [{ type: "text", text: user }] }],

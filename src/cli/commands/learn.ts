@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { PROVIDERS, type ProviderKind, parseLlmSpec } from "../../agents/llm/index.ts";
+import type { ProviderKind } from "../../agents/llm/config.ts";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
 import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
@@ -121,6 +121,7 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
       }
       let inducer = ruleInducer({ minSupport: flags.minSupport ?? 2 });
       if (flags.inducer !== "rule") {
+        const { PROVIDERS, parseLlmSpec } = await import("../../agents/llm/index.ts");
         const colon = flags.inducer.indexOf(":");
         const provider = flags.inducer.slice(0, colon) as ProviderKind;
         if (colon < 0 || !PROVIDERS.includes(provider))

@@ -1,0 +1,48 @@
+/**
+ * Learning from the gym: training exports (SFT, rollouts, preference pairs, with their JSON Schemas
+ * and the training filter), the skill bank (skills with provenance, BM25 or embedding retrieval, JSON
+ * file), the rule and LLM inducers, the scripted learner, the LLM agents' skill source, and the learn
+ * loop behind `proving learn`.
+ */
+
+export { BM25_DEFAULTS, Bm25Index } from "./bm25.ts";
+export type { ArgumentsStyle, ChatMessage, ChatTool, ChatToolCall } from "./chat-messages.ts";
+export { chatTools, promptMessages, stepMessages } from "./chat-messages.ts";
+export type { Embedder, ProviderEmbedderOptions } from "./embedder.ts";
+export { providerEmbedder } from "./embedder.ts";
+export {
+  EXPORT_SCHEMAS,
+  PREFERENCE_SCHEMA,
+  ROLLOUT_SCHEMA,
+  SFT_OPENAI_SCHEMA,
+  SFT_TRL_SCHEMA,
+} from "./export-schemas.ts";
+export type { TrainingExportOptions, TrainingExportResult, TrainingFormat } from "./export-training.ts";
+export { exportTraining, TRAINING_FORMATS, trainingSink, writeTrainingLines } from "./export-training.ts";
+export type { Inducer, Induction } from "./inducer.ts";
+export { ruleInducer } from "./inducer.ts";
+export type { LearnDeps, LearnOptions, LearnOutput } from "./learn-loop.ts";
+export { DEFAULT_HELDOUT_FAMILIES, DEFAULT_LEARN_VARIANTS, runLearn } from "./learn-loop.ts";
+export type { Arm, ArmRate, EvaluationSet, InductionArm, LearnResult } from "./learn-result.ts";
+export { ARM_LABELS, ARMS } from "./learn-result.ts";
+export { renderLearnText } from "./learn-text.ts";
+export type { LearnerOptions } from "./learner-agent.ts";
+export { LEARNER_WORLD, learnerAgent, learnerRetrieval, resolvedLearner } from "./learner-agent.ts";
+export type { LlmInducerOptions } from "./llm-inducer.ts";
+export { LLM_INDUCER_SYSTEM, llmInducer, trajectoryDigest } from "./llm-inducer.ts";
+export type { PreferenceLine, PreferencePair } from "./preference-format.ts";
+export { preferenceLine, preferencePairs, REJECTED_OUTCOMES } from "./preference-format.ts";
+export type { RetrievedSkill, RetrieveOptions } from "./retrieval.ts";
+export { bm25Retrieve, retrieveByVector, retrieveSkills, withEmbeddingIndex } from "./retrieval.ts";
+export type { RolloutLine, RolloutStep } from "./rollout-format.ts";
+export { rolloutLine, rolloutTrajectory } from "./rollout-format.ts";
+export { induceRuleSkills, RULE_INDUCER_ID } from "./rule-inducer.ts";
+export type { SftDialect, SftLine, SftStep } from "./sft-format.ts";
+export { sftLine, sftSteps } from "./sft-format.ts";
+export type { DirectiveKind, Skill, SkillDirective, SkillProvenance } from "./skill.ts";
+export { DIRECTIVE_KINDS } from "./skill.ts";
+export type { InductionRecord, RetrievalIndex, SkillBank } from "./skill-bank.ts";
+export { bm25Bank, loadSkillBank, readSkillBank, saveSkillBank, skillDocument } from "./skill-bank.ts";
+export { skillSource } from "./skill-source.ts";
+export type { Exclusion, TrainingFilter } from "./training-filter.ts";
+export { excludedBecause, NEVER_TRAINED_ON } from "./training-filter.ts";
