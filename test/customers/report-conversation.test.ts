@@ -62,7 +62,7 @@ describe("the conversation in the trajectory viewer", { skip: SKIP_BROWSER }, ()
     await page.waitForSelector("#tv-conversation li");
     const items = page.locator("#tv-conversation li");
     assert.equal(await items.count(), agentTexts.length + customerTexts.size);
-    const from = await items.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.from));
+    const from = await items.evaluateAll((els) => els.map((e) => e.getAttribute("data-from")));
     assert.equal(from[0], "agent");
     assert.equal(from.filter((f) => f === "customer").length, customerTexts.size);
     const text = (await page.locator("#tv-conversation").textContent()) ?? "";
