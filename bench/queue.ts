@@ -6,6 +6,9 @@
  */
 import os from "node:os";
 import { fileURLToPath } from "node:url";
+import { loadFakeScript, startFakeLlmServer } from "../src/agents/llm/fake/index.ts";
+import { readDataFile } from "../src/cli/context.ts";
+import { defaultGym } from "../src/gym/default-gym.ts";
 import { loadGym } from "../src/gym/load-gym.ts";
 import { runQueuedExperiment } from "../src/queue/coordinator.ts";
 import { parseExperiment } from "../src/runner/experiment.ts";
@@ -44,8 +47,9 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
       params: { ms },
     });
   try {
-    // baseline: the in-process runner, one trial at a time, recording into Postgres
+    // baseline: the in-process runner, one trial at a time, recording into Postgres (warmed like the workers)
     const baseStore = await openStore(await cluster.freshStore());
+    await runExperiment(config("warm-local"), { ...gym.runOptions(), store: baseStore, concurrency: 1 });
     const started = performance.now();
     const local = await runExperiment(config("local"), {
       ...gym.runOptions(),
@@ -75,6 +79,7 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
       await store.close();
       await stopWorkers(set);
     }
+    const llm = await llmLimitRun(cluster, workers, opts.quick ? 4 : 8, log);
     const one = rates.get(1)!;
     const figures: Figure[] = [
       {
@@ -109,6 +114,24 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
         value: 1000 / one - 1000 / localRate,
         unit: "ms",
       },
+      against(
+        {
+          id: "queue_llm_busiest_window",
+          label: `LLM trials, ${llm.workers} workers × ${llm.concurrency}: most requests admitted in any ${llm.windowMs} ms window`,
+          value: llm.busiest,
+          unit: "requests",
+        },
+        { label: `the limit (${llm.limit})`, value: llm.limit },
+      ),
+      against(
+        {
+          id: "queue_llm_requests_per_s",
+          label: `LLM requests/s admitted, first to last admission (${llm.requests} requests, ${llm.trials} trials)`,
+          value: llm.rate,
+          unit: "requests/s",
+        },
+        { label: "the limit's rate", value: (llm.limit * 1000) / llm.windowMs },
+      ),
     ];
     return {
       name: "queue",
@@ -118,11 +141,104 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
         `${config("x").trials * 6} spin@1 trials per run, ${ms} ms of CPU per unit of work; warm workers (one experiment run first)`,
         `machine: ${os.availableParallelism()} cores shared with Redis, Postgres, the coordinator and other work; a unit of work busy-waits ${ms} ms of wall clock, so a descheduled trial still ends on time and more workers than cores can still gain (CPU-bound trials would not)`,
         "overhead = 1/rate(1 worker) - 1/rate(in-process): a job round trip through Redis, the write-once record and attempt rows in Postgres, the coordinator polling",
+        `LLM limit: openai-compatible agent on the fake provider (policy:cautious, 20 ms latency), device-support lost-reply d1; every admission audited in Redis (--llm-audit-key, server clock); a window over the limit would be a ratio above 1`,
       ],
       seconds: (performance.now() - t0) / 1000,
     };
   } finally {
     await stopWorkers(workers);
     await cluster.destroy();
+  }
+}
+
+interface LlmLimitRun {
+  workers: number;
+  concurrency: number;
+  limit: number;
+  windowMs: number;
+  trials: number;
+  requests: number;
+  busiest: number;
+  rate: number;
+}
+
+/** Full LLM trials on K workers × M concurrency sharing one per-endpoint limit through Redis. */
+async function llmLimitRun(
+  cluster: Cluster,
+  workers: WorkerProcess[],
+  trials: number,
+  log: (line: string) => void,
+): Promise<LlmLimitRun> {
+  const K = 2;
+  const M = 2;
+  const limit = 5;
+  const windowMs = 1000;
+  const audit = "bench:llm:audit";
+  const script = loadFakeScript("policy:cautious", defaultGym().registry, readDataFile);
+  const fake = await startFakeLlmServer({ model: script.model, faults: { latencyMs: 20 } });
+  const url = await cluster.freshStore();
+  const queue = cluster.redis.url.replace(/\/0$/, "/15");
+  const set = Array.from({ length: K }, (_, i) =>
+    spawnWorker(
+      cluster,
+      url,
+      [
+        "--quiet",
+        "--name",
+        `llm-${i}`,
+        "--concurrency",
+        String(M),
+        "--llm-rpm",
+        String(limit),
+        "--llm-window-ms",
+        String(windowMs),
+        "--llm-audit-key",
+        audit,
+      ],
+      { queue },
+    ),
+  );
+  workers.push(...set);
+  const store = await openStore(url);
+  const { Redis } = await import("ioredis");
+  const raw = new Redis(cluster.redis.port, "127.0.0.1", { db: 15 });
+  try {
+    const gym = defaultGym();
+    const config = parseExperiment({
+      id: "llm",
+      worlds: ["device-support@1"],
+      families: ["lost-reply"],
+      difficulties: [1],
+      agents: [`openai-compatible:fake@${fake.baseURL}`],
+      trials,
+    });
+    const r = await runQueuedExperiment(config, { gym, store, queueUrl: queue, pollMs: 50 });
+    const times = (await raw.lrange(audit, 0, -1))
+      .map((e) => Number(e.slice(e.lastIndexOf(" ") + 1)))
+      .sort((a, b) => a - b);
+    let busiest = 0;
+    for (let i = 0, j = 0; i < times.length; i++) {
+      while (j < times.length && times[j]! < times[i]! + windowMs) j++;
+      busiest = Math.max(busiest, j - i);
+    }
+    log(
+      `LLM: ${times.length} requests (${fake.stats.requests} at the provider), busiest window ${busiest}/${limit}`,
+    );
+    return {
+      workers: K,
+      concurrency: M,
+      limit,
+      windowMs,
+      trials: r.trials.length,
+      requests: times.length,
+      busiest,
+      // from the first admission to the last (the workers' start-up left out)
+      rate: times.length > 1 ? ((times.length - 1) * 1000) / (times.at(-1)! - times[0]!) : 0,
+    };
+  } finally {
+    raw.disconnect();
+    await store.close();
+    await stopWorkers(set);
+    await fake.close();
   }
 }
