@@ -89,10 +89,8 @@ export function llmInducer(config: LlmAgentConfig, options: LlmInducerOptions = 
     id,
     async induce(records): Promise<Induction> {
       const usable = records
-        .filter((r) => {
-          const why = excludedBecause(r, { split: r.task.split });
-          return why !== "infrastructure" && why !== "empty";
-        })
+        // never infrastructure failures, unran trials or the held-out split
+        .filter((r) => excludedBecause(r) === undefined)
         .slice(0, options.maxTrials ?? 24);
       const user =
         `Trajectories (${usable.length}), each call with what it answered:\n\n` +

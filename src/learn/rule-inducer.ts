@@ -7,7 +7,8 @@
  * `unauthorized_write_attempt` → approval first; `conditions_violated` → follow the approval's
  * conditions; `unsupported_claim` / `false_claim` → confirm before claiming. From successes: a write
  * that answered a retryable error and was then looked up with a `find_*` tool supports the reconcile
- * skill. A skill is kept when at least `minSupport` distinct trials support it (default 2).
+ * skill. A skill is kept when at least `minSupport` distinct trials support it (default 2). Infrastructure
+ * failures, unran trials and the held-out split are never induced from.
  */
 import type { StepRecord, ToolDescriptor, TrialRecord } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
@@ -129,8 +130,8 @@ export function induceRuleSkills(records: readonly TrialRecord[], options: RuleI
   const minSupport = options.minSupport ?? 2;
   const byId = new Map<string, Candidate & { tools: ToolDescriptor[] }>();
   for (const record of records) {
-    const why = excludedBecause(record, { split: record.task.split });
-    if (why === "infrastructure" || why === "empty") continue;
+    // never from infrastructure failures, unran trials or the held-out split
+    if (excludedBecause(record) !== undefined) continue;
     for (const directive of candidatesOf(record)) {
       const id = skillId(directive);
       const c = byId.get(id) ?? { directive, records: [], tools: trialTools(record) };

@@ -81,6 +81,9 @@ test("the rule inducer learns from the no-skill learner's failures, with provena
     fault: "infrastructure" as const,
   }));
   assert.deepEqual(induceRuleSkills(infra, { minSupport: 1 }), []);
+  // nor from the held-out split
+  const heldout = records.map((r) => ({ ...r, task: { ...r.task, split: "heldout" as const } }));
+  assert.deepEqual(induceRuleSkills(heldout, { minSupport: 1 }), []);
 });
 
 test("the learner's behaviour depends on the skills it retrieves; the trial records which", async () => {
