@@ -49,6 +49,25 @@ export async function adaptWsServer(mod: Mod, opts: BenchOptions): Promise<Bench
       ...(baseline ? { baseline, ratio: v / baseline.value } : {}),
     });
   }
+  const vsEcho = obj(r.vsEcho);
+  const echoRate = num(obj(vsEcho.echo).stepsPerSecond);
+  const serveRate = num(obj(vsEcho.serve).stepsPerSecond);
+  if (echoRate !== undefined && serveRate !== undefined) {
+    figures.push({
+      id: "ws_echo_limit_steps_per_s",
+      label: "bare ws echo server, raw ping-pong client (the limit)",
+      value: echoRate,
+      unit: "steps/s",
+    });
+    figures.push({
+      id: "ws_serve_vs_echo_steps_per_s",
+      label: "proving serve, the same raw ping-pong client",
+      value: serveRate,
+      unit: "steps/s",
+      baseline: { label: "bare ws echo", value: echoRate },
+      ratio: serveRate / echoRate,
+    });
+  }
   return {
     name: "ws-server",
     title: "WebSocket server (/ws) steps/s, one client and many, against in-process stepping",
