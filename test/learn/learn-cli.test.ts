@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { startFakeLlmServer } from "../../src/agents/llm/fake/index.ts";
 import type { LearnResult } from "../../src/learn/learn-result.ts";
 import { loadSkillBank } from "../../src/learn/skill-bank.ts";
 import { parseJson, runCli } from "../support/cli.ts";
@@ -70,6 +71,34 @@ test("proving learn --json: three arms, the banks and the report's learning sect
     ]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /bad_flag/);
+    // --embeddings: the saved banks carry the embedding model and dimensions (fake provider's endpoint)
+    const server = await startFakeLlmServer({ model: () => ({ text: "unused" }) });
+    try {
+      const e = await runCli(
+        [
+          ...args.slice(0, 2),
+          "cli-embed",
+          ...args.slice(3, -5),
+          "--store",
+          store,
+          "--no-report",
+          "--embeddings",
+          "embed-x",
+          "--dimensions",
+          "24",
+          "--json",
+        ],
+        { env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" } },
+      );
+      assert.equal(e.code, 0, e.stderr);
+      const dirOf = parseJson<{ files: { dir: string } }>(e).files.dir;
+      const embedded = loadSkillBank(path.join(dirOf, "bank-variants.json"));
+      assert.equal(embedded.index.kind, "embedding");
+      assert.equal(embedded.index.model, "openai:embed-x");
+      assert.equal(embedded.index.dimensions, 24);
+    } finally {
+      await server.close();
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -33,6 +33,8 @@ interface LearnFlags {
   maxSteps?: number;
   concurrency?: number;
   out?: string;
+  embeddings?: string;
+  dimensions?: number;
   store?: string;
   report?: string | false;
   json?: boolean;
@@ -90,6 +92,11 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
     )
     .option("--max-steps <n>", "step budget per trial (default 200)", intOption("--max-steps"))
     .option("--concurrency <n>", "trials at once", intOption("--concurrency"))
+    .option(
+      "--embeddings <model>",
+      "also index the saved banks with this embedding model (OpenAI wire: OPENAI_BASE_URL, OPENAI_API_KEY)",
+    )
+    .option("--dimensions <n>", "embedding dimensions to request", intOption("--dimensions"))
     .option("--out <dir>", "where the skill banks and learn.json go (default: learn/<id>/ beside the store)")
     .option("--report <path>", "HTML report of the evaluation with the learning section")
     .option("--no-report", "no HTML report")
@@ -155,6 +162,21 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
       };
       await withStore(flags.store, "write", async (store) => {
         const { result, banks } = await runLearn(options, { gym, store });
+        if (flags.embeddings) {
+          const { providerEmbedder } = await import("../../learn/embedder.ts");
+          const { withEmbeddingIndex } = await import("../../learn/retrieval.ts");
+          const embedder = providerEmbedder({
+            model: flags.embeddings,
+            baseURL: process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+            ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
+            ...(flags.dimensions !== undefined ? { dimensions: flags.dimensions } : {}),
+          });
+          // a bank without skills keeps its BM25 index (there is nothing to embed)
+          if (banks.original.skills.length)
+            banks.original = await withEmbeddingIndex(banks.original, embedder);
+          if (banks.variants.skills.length)
+            banks.variants = await withEmbeddingIndex(banks.variants, embedder);
+        }
         const out = path.resolve(flags.out ?? path.join(path.dirname(file), "learn", id));
         fs.mkdirSync(out, { recursive: true });
         saveSkillBank(path.join(out, "bank-original.json"), banks.original);
