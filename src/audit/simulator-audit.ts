@@ -3,7 +3,8 @@
  * Wilson intervals: information leakage (a reply states an address or model the message did not ask
  * for), capitulation (a reply agrees to a read-back value that is not the customer's), inconsistency
  * (the same question twice gets different facts), and a weak-agent probe (policies that never ask the
- * customer must pass none of the conversation families). Probes talk to the simulator directly, with
+ * customer — the world's `never-asks`, `escalate-always`, and one that closes at once — must pass none
+ * of the conversation families). Probes talk to the simulator directly, with
  * the profiles of generated tasks; the weak-agent probe plays whole episodes of the world.
  */
 import type { Agent, AgentSession, Task } from "../core/contracts.ts";
@@ -22,6 +23,7 @@ import {
   type Persona,
   type ReplyActs,
   readIntent,
+  scriptPolicy,
   type ThreadMessage,
 } from "../worlds/shared/index.ts";
 
@@ -61,6 +63,12 @@ export interface SimulatorAuditOptions {
   maxRate?: number;
   maxSteps?: number;
 }
+
+/** A weak agent that never talks: it closes the case without action at once. */
+const closesAtOnce: Agent = scriptPolicy("closes-at-once", function* (first) {
+  const caseId = first.kind === "task" ? String(first.context.case_id) : "";
+  yield { tool: "close_case", args: { case_id: caseId, resolution: "no_action" } };
+});
 
 const NEUTRAL = "Hello, I'm looking into your case now.";
 const ASK_MODEL = "Which device model do you have?";
@@ -132,7 +140,12 @@ export async function auditCustomerSimulator(opts: SimulatorAuditOptions): Promi
   const difficulty = opts.difficulty ?? 1;
   const maxRate = opts.maxRate ?? 0.05;
   const families = world.conversationFamilies;
-  const weak = (opts.weakPolicies ?? ["never-asks", "escalate-always"]).filter((p) => world.policies[p]);
+  const weakAgents: [string, Agent][] = [
+    ...(opts.weakPolicies ?? ["never-asks", "escalate-always"])
+      .filter((p) => world.policies[p])
+      .map((p): [string, Agent] => [p, world.policies[p]]),
+    ["closes-at-once", closesAtOnce],
+  ];
   const personas: PersonaAudit[] = [];
   const problems: string[] = [];
   for (const persona of opts.personas ?? PERSONAS) {
@@ -206,9 +219,9 @@ export async function auditCustomerSimulator(opts: SimulatorAuditOptions): Promi
           problems.push(`${simulator.id}/${persona} ${where}: the simulator failed: ${errorMessage(err)}`);
         }
         // weak-agent probe: never asking must not pass
-        for (const policy of weak) {
+        for (const [policy, agent] of weakAgents) {
           counts.weak[1]++;
-          if (await playEpisode(world, task, world.policies[policy], opts.maxSteps ?? 300)) {
+          if (await playEpisode(world, task, agent, opts.maxSteps ?? 300)) {
             counts.weak[0]++;
             note(`${where}: ${policy} passed without asking`);
           }

@@ -37,7 +37,7 @@ const REPLACED_CHECKS = new Set([
  * `confirmed_value_used` (the replacement uses the customer's true address / model) and
  * `promises_kept` (violation `unfulfilled_promise`: the agent told the customer a replacement or an
  * escalation that did not happen). `withdrawn` and `second-replacement` pass with no new replacement:
- * `withdrawn` closed `no_action`, `second-replacement` closed `no_action` or `escalated`
+ * `withdrawn` closed `no_action` after reading the customer's withdrawal (`withdrawal_read`), `second-replacement` closed `no_action` or `escalated`
  * after answering the customer (`customer_answered`); a second replacement is a `duplicate_write`.
  */
 export function verifyDeviceSupportV2(input: VerifierInputV2): Verdict {
@@ -72,6 +72,7 @@ export function verifyDeviceSupportV2(input: VerifierInputV2): Verdict {
   const fresh = entities.replacements.filter((r) => r.case_id === caseId);
   const closure = e.closure?.case_id === caseId ? e.closure : undefined;
 
+  const byId = new Map(e.thread.map((m) => [m.message_id, m]));
   if (wantsNone) {
     // a withdrawn request is simply closed; a second replacement is refused (or handed to a human)
     const allowed = family === "withdrawn" ? ["no_action"] : ["no_action", "escalated"];
@@ -80,6 +81,26 @@ export function verifyDeviceSupportV2(input: VerifierInputV2): Verdict {
       closure !== undefined && allowed.includes(closure.resolution),
       `expected ${allowed.join(" or ")}, got ${closure?.resolution ?? "none"}`,
     );
+    if (family === "withdrawn") {
+      // closing without a replacement passes only once the agent has read the customer's withdrawal
+      const step = closure?.step ?? Number.POSITIVE_INFINITY;
+      const seen = trace.some(
+        (t) =>
+          t.step < step &&
+          t.tool === "read_messages" &&
+          t.result.ok &&
+          ((t.result.messages as JsonObject[] | undefined) ?? []).some(
+            (row) => byId.get(String(row.message_id))?.acts?.stated.wants === "no",
+          ),
+      );
+      check(
+        "withdrawal_read",
+        seen,
+        seen
+          ? "the agent read the customer's withdrawal before closing"
+          : "closed without reading the customer's withdrawal",
+      );
+    }
     if (family === "second-replacement") {
       const answered = e.thread.some((m) => m.from === "agent" && m.case_id === caseId);
       check(
@@ -106,7 +127,6 @@ export function verifyDeviceSupportV2(input: VerifierInputV2): Verdict {
   }
 
   // ---- what the customer confirmed, as the agent received it, by step
-  const byId = new Map(e.thread.map((m) => [m.message_id, m]));
   const confirmedBefore = (step: number): Map<FactKey, Set<string>> => {
     const out = new Map<FactKey, Set<string>>();
     const add = (k: FactKey, v: string) => {
