@@ -1,5 +1,6 @@
 /** `proving curriculum review`: the spot-check queue of pooled tasks and stored variants, and what review gates. */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ import {
   VARIANT_POOL,
 } from "../../src/curriculum/index.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
-import { parseJson, runCli } from "../support/cli.ts";
+import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
 import { weakResolved } from "./fixtures/weak-agent.ts";
 
 interface ReviewJson {
@@ -123,6 +124,39 @@ test("review --variants shows a stored variant with the known-good trajectory on
     assert.equal(ok.code, 0, ok.stderr);
     const approved = { requireReview: true, approved: await approvedItems(h, VARIANT_POOL) };
     assert.deepEqual(splitWithVariants(split, variants, gym, approved).dynamic.variants, [variant]);
+  } finally {
+    await h.close();
+  }
+});
+
+test("on a terminal, review asks about each sampled item and records the answers with their notes", async (t) => {
+  // `script` (util-linux) gives the CLI a pseudo-terminal as stdin; the answers are typed ahead
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+  if (!hasScript) {
+    assert.ok(!process.env.CI, "CI needs `script` (util-linux) for the terminal test");
+    t.skip("no `script` here");
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "cur-review-tty-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const store = join(dir, "p.db");
+  const { NODE_TEST_CONTEXT: _, ...childEnv } = process.env;
+  const cmd = `${JSON.stringify(process.execPath)} bin/proving.mjs curriculum review --pool T --per-key 1 --sample 3 --store ${JSON.stringify(store)}`;
+  const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+    cwd: REPO_ROOT,
+    input: "a\nlooks fine\ns\nr\nodd params\n",
+    timeout: 120_000,
+    env: childEnv,
+  });
+  assert.equal(r.status, 0, String(r.stderr));
+  assert.match(String(r.stdout), /approve, reject or skip\?/);
+  const h = await openCurriculumStore(store);
+  try {
+    const reviews = await h.reviews("T");
+    assert.deepEqual(reviews.map((x) => [x.decision, x.note]).sort(), [
+      ["approve", "looks fine"],
+      ["reject", "odd params"],
+    ]);
   } finally {
     await h.close();
   }

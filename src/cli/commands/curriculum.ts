@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import readline from "node:readline/promises";
+import readline from "node:readline";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import { summarizeTrial } from "../../core/trial-summary.ts";
@@ -414,13 +414,20 @@ export async function reviewCommand(flags: ReviewFlags, gym: Gym, history: Curri
   const sample = sampleItems(items, { sample: flags.sample ?? 5, seed: flags.seed ?? 1 });
   if (decisions.length === 0 && process.stdin.isTTY && !flags.json) {
     const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+    // lines typed ahead of a prompt are kept, not dropped (an async iterator buffers them)
+    const lines = rl[Symbol.asyncIterator]();
+    const ask = async (prompt: string) => {
+      process.stdout.write(prompt);
+      const line = await lines.next();
+      return line.done ? undefined : String(line.value);
+    };
     try {
       for (const item of sample) {
         process.stdout.write(`\n${renderItem(item)}\n`);
-        const answer = (await rl.question("approve, reject or skip? [a/r/s/q] ")).trim().toLowerCase();
+        const answer = (await ask("approve, reject or skip? [a/r/s/q] "))?.trim().toLowerCase() ?? "q";
         if (answer.startsWith("q")) break;
         if (!answer.startsWith("a") && !answer.startsWith("r")) continue;
-        const note = await rl.question("note: ");
+        const note = (await ask("note: ")) ?? "";
         await decide(item.id, answer.startsWith("a") ? "approve" : "reject", note.trim());
       }
     } finally {
