@@ -1,5 +1,5 @@
 import type { Action, Observation, Task } from "../core/contracts.ts";
-import { configError } from "../core/errors.ts";
+import { configError, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { Gym } from "../gym/gym.ts";
 import { createSampler, DEFAULT_STRATEGY } from "./create-sampler.ts";
@@ -148,7 +148,8 @@ export class Curriculum {
 
   /**
    * The next key: a sampler draw among the keys at their family's current difficulty (all keys
-   * without difficulty adjustment), narrowed by `filter`. Advances the episode count.
+   * without difficulty adjustment), narrowed by `filter` — or, when no key of the filter is at its
+   * family's level, among all the filter's keys. Advances the episode count.
    */
   nextKey(filter?: (key: TaskKey, i: number) => boolean): TaskKey {
     const c = this.controller;
@@ -158,7 +159,14 @@ export class Curriculum {
         ? (key: TaskKey, i: number) =>
             (!c || c.level(families[i]) === key.difficulty) && (!filter || filter(key, i))
         : undefined;
-    const [key] = this.sampler.sample(1, eligible ? { eligible } : {});
+    let key: TaskKey;
+    try {
+      [key] = this.sampler.sample(1, eligible ? { eligible } : {});
+    } catch (err) {
+      // no key of the filter at its family's current level (e.g. none pooled there): any level of the filter
+      if (!(c && filter && err instanceof ProvingError && err.code === "empty_task_space")) throw err;
+      [key] = this.sampler.sample(1, { eligible: filter });
+    }
     this.#episode++;
     return key;
   }

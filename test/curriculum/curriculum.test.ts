@@ -104,3 +104,11 @@ test("the same seed and calls give the same tasks; snapshot/restore mid-run give
   }
   assert.throws(() => make("uniform").restore(make("plr").snapshot()), /does not fit/);
 });
+
+test("nextKey with a filter none of whose keys is at its family's level draws among the filter's keys", () => {
+  const c = make();
+  const key = c.nextKey((k) => k.difficulty === 3);
+  assert.equal(key.difficulty, 3, "every family is at level 1; the filter keeps level 3 only");
+  assert.equal(c.episode, 1);
+  assert.throws(() => c.nextKey(() => false), /no eligible task key/);
+});
