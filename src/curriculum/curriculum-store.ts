@@ -302,7 +302,11 @@ export async function openCurriculumStore(path: string, busyTimeoutMs = 5000): P
     database = new Database(path, { timeout: busyTimeoutMs });
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
     database.pragma("journal_mode = WAL");
-    database.pragma("synchronous = FULL");
+    // WAL + NORMAL: a commit is in the WAL (the OS's page cache) when it returns, so it survives the
+    // process being killed (kill -9: the resume guarantee); only a power loss or OS crash can drop the
+    // last commits, and then a resume re-runs those episodes (same seed and history: same draws). FULL
+    // fsyncs every commit, one per episode — nearly all of the store's per-episode cost (BENCHMARKS.md).
+    database.pragma("synchronous = NORMAL");
   } catch (err) {
     database?.close();
     throw new ProvingError("store_open_failed", `cannot open store ${path}: ${errorMessage(err)}`, {
