@@ -11,6 +11,7 @@
 import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { Agent, AgentAction, Observation, ToolResult } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
+import { approvalFlow, caseOf } from "../worlds/device-support/policies.ts";
 import {
   callWithRetry as call,
   isOk as ok,
@@ -34,34 +35,6 @@ export interface LearnerOptions {
 }
 
 type Known = Partial<Record<DirectiveKind, SkillDirective>>;
-
-function caseOf(obs: Observation): string {
-  const m = obs.kind === "task" ? /\bC-\d+\b/.exec(obs.instruction) : null;
-  if (obs.kind === "task" && typeof obs.context.case_id === "string") return obs.context.case_id;
-  if (m) return m[0];
-  throw new Error("the first observation does not name a case");
-}
-
-function* approvalFlow(
-  caseId: string,
-): Generator<AgentAction, { status: string; approval?: JsonObject }, ToolResult> {
-  let approval = yield* call("get_approval", { case_id: caseId });
-  let status = ok(approval) ? String((approval.approval as JsonObject).status) : "unknown";
-  if (status === "none") {
-    approval = yield* call("request_approval", { case_id: caseId, reason: "device replacement" });
-    status = ok(approval) ? String((approval.approval as JsonObject).status) : "unknown";
-  }
-  for (
-    let poll = 0, pause = 30;
-    status === "pending" && poll < 40;
-    poll++, pause = Math.min(pause * 2, 600)
-  ) {
-    yield { tool: "wait", args: { seconds: pause } };
-    approval = yield* call("get_approval", { case_id: caseId });
-    status = ok(approval) ? String((approval.approval as JsonObject).status) : status;
-  }
-  return { status, ...(ok(approval) ? { approval: approval.approval as JsonObject } : {}) };
-}
 
 function* learnerScript(caseId: string, known: Known, skills: string[]): Script {
   let first = true;
@@ -91,7 +64,7 @@ function* learnerScript(caseId: string, known: Known, skills: string[]): Script 
   if (!known.approval_first) result = yield* create(key); // habit: write first
   const retryable = result !== undefined && !result.ok && result.error.retryable;
   if (!result?.ok && !retryable) {
-    const { status, approval } = yield* approvalFlow(caseId);
+    const { status, approval } = yield* approvalFlow(caseId, "device replacement");
     if (status === "denied") {
       yield { tool: "close_case", args: { case_id: caseId, resolution: "denied" } };
       return;

@@ -30,6 +30,33 @@ function* script(caseId: string, flaw: Flaw): Script {
   yield* replacementFlow(caseId, got, flaw, String(device.model), address);
 }
 
+/**
+ * Approval for a replacement: read it, request it (with `reason`) when there is none, poll with
+ * backoff while pending. Returns the last status read and the approval record when the last read
+ * succeeded.
+ */
+export function* approvalFlow(
+  caseId: string,
+  reason: string,
+): Generator<AgentAction, { status: string; approval?: JsonObject }, ToolResult> {
+  let approval = yield* call("get_approval", { case_id: caseId });
+  let status = ok(approval) ? String((approval.approval as JsonObject).status) : "unknown";
+  if (status === "none") {
+    approval = yield* call("request_approval", { case_id: caseId, reason });
+    status = ok(approval) ? String((approval.approval as JsonObject).status) : "unknown";
+  }
+  for (
+    let poll = 0, pause = 30;
+    status === "pending" && poll < 40;
+    poll++, pause = Math.min(pause * 2, 600)
+  ) {
+    yield { tool: "wait", args: { seconds: pause } };
+    approval = yield* call("get_approval", { case_id: caseId });
+    status = ok(approval) ? String((approval.approval as JsonObject).status) : status;
+  }
+  return { status, ...(ok(approval) ? { approval: approval.approval as JsonObject } : {}) };
+}
+
 /** What the replacement flow says to the customer before closing as created (device-support@2). */
 export type BeforeClosing = (requestId: string) => AgentAction[];
 
@@ -56,25 +83,10 @@ export function* replacementFlow(
   if (flaw === "skip-approval") first = yield* create(key);
 
   if (!first?.ok) {
-    // approval: read it, request it when there is none, poll with backoff while pending
-    let approval = yield* call("get_approval", { case_id: caseId });
-    let status = ok(approval) ? String((approval.approval as JsonObject).status) : "unknown";
-    if (status === "none") {
-      approval = yield* call("request_approval", {
-        case_id: caseId,
-        reason: `replacement for ${String(got.case && (got.case as JsonObject).issue)}`,
-      });
-      status = ok(approval) ? String((approval.approval as JsonObject).status) : "unknown";
-    }
-    for (
-      let poll = 0, pause = 30;
-      status === "pending" && poll < 40;
-      poll++, pause = Math.min(pause * 2, 600)
-    ) {
-      yield { tool: "wait", args: { seconds: pause } };
-      approval = yield* call("get_approval", { case_id: caseId });
-      status = ok(approval) ? String((approval.approval as JsonObject).status) : status;
-    }
+    const { status, approval } = yield* approvalFlow(
+      caseId,
+      `replacement for ${String(got.case && (got.case as JsonObject).issue)}`,
+    );
     if (status === "denied") {
       yield { tool: "close_case", args: { case_id: caseId, resolution: "denied" } };
       return;
@@ -87,9 +99,7 @@ export function* replacementFlow(
       yield { tool: "close_case", args: { case_id: caseId, resolution: "escalated" } };
       return;
     }
-    const conditions = ok(approval)
-      ? ((approval.approval as JsonObject).conditions as JsonObject | undefined)
-      : undefined;
+    const conditions = approval?.conditions as JsonObject | undefined;
     if (conditions?.model !== undefined) model = String(conditions.model);
     if (conditions?.address_id !== undefined) address = String(conditions.address_id);
     first = yield* create(key);
@@ -137,6 +147,7 @@ function closeCreated(caseId: string, reference: string): AgentAction {
   return { tool: "close_case", args: { case_id: caseId, resolution: "replacement_created", reference } };
 }
 
+/** The case a device-support task is about: its context's `case_id`, else the first `C-<n>` in its instruction. */
 export function caseOf(obs: Observation): string {
   if (obs.kind === "task" && typeof obs.context.case_id === "string") return obs.context.case_id;
   const m = obs.kind === "task" ? /\bC-\d+\b/.exec(obs.instruction) : null;
