@@ -14,6 +14,7 @@ import {
   stepMessages,
   trialTools,
 } from "./chat-messages.ts";
+import { dialectOptions } from "./sft-format.ts";
 
 /** Outcomes that count as the rejected side: the agent's own failures. */
 export const REJECTED_OUTCOMES: readonly Outcome[] = [
@@ -61,7 +62,8 @@ export function preferencePairs(records: readonly TrialRecord[]): PreferencePair
 }
 
 export function preferenceLine(pair: PreferencePair): PreferenceLine {
-  const options = { args: "object" as const, toolNames: true };
+  // TRL reads preference pairs: its dialect of the SFT export
+  const options = dialectOptions("trl");
   return {
     prompt: promptMessages(pair.chosen),
     chosen: stepMessages(pair.chosen.steps, options),

@@ -10,6 +10,7 @@ import type { ToolResult, TrialRecord } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
 import {
   type ChatMessage,
+  type ChatOptions,
   type ChatTool,
   chatTools,
   promptMessages,
@@ -24,13 +25,14 @@ export interface SftLine {
   tools: ChatTool[];
 }
 
+/** How a dialect writes steps: `openai` arguments as JSON strings with weights, `trl` as objects with tool names. */
+export function dialectOptions(dialect: SftDialect): ChatOptions {
+  return dialect === "openai" ? { args: "string", weights: true } : { args: "object", toolNames: true };
+}
+
 export function sftLine(record: TrialRecord, dialect: SftDialect = "openai"): SftLine {
-  const options =
-    dialect === "openai"
-      ? { args: "string" as const, weights: true }
-      : { args: "object" as const, toolNames: true };
   return {
-    messages: [...promptMessages(record), ...stepMessages(record.steps, options)],
+    messages: [...promptMessages(record), ...stepMessages(record.steps, dialectOptions(dialect))],
     tools: chatTools(trialTools(record)),
   };
 }
