@@ -1,3 +1,5 @@
+import { errorTextSource, SEEDED_RANDOM_SOURCE } from "./prelude-fragments.ts";
+
 /**
  * The JavaScript that runs inside each isolate before any workspace code: a CommonJS-style module
  * loader over the workspace files (relative paths only), a tiny test runner (`test`, `assert`),
@@ -23,14 +25,7 @@ export const HARNESS_SOURCE = String.raw`
   const note = (kind, detail) => {
     if (escapes.length < MAX_ESCAPES) escapes[escapes.length] = { kind: kind, detail: String(detail).slice(0, 200) };
   };
-  const text = (e) => {
-    try {
-      if (e && typeof e === "object" && typeof e.message === "string") return String(e.message).slice(0, 300);
-      return String(e).slice(0, 300);
-    } catch (_) {
-      return "an error that cannot be shown";
-    }
-  };
+${errorTextSource(300)}
 
   // ---- host globals: a trap records the attempt, then behaves as if the name did not exist
   const HOST = ["process", "require", "module", "exports", "fetch", "XMLHttpRequest", "WebSocket", "Buffer",
@@ -64,13 +59,7 @@ export const HARNESS_SOURCE = String.raw`
       return now;
     }
   }
-  let seed = 0x2545f491;
-  Math.random = function random() {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+${SEEDED_RANDOM_SOURCE}
   const setTimeoutV = function setTimeout(fn, ms) {
     if (typeof fn !== "function") throw new TypeError("setTimeout: the callback must be a function");
     const delay = Number(ms) > 0 ? Number(ms) : 0;

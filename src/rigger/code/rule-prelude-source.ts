@@ -1,3 +1,5 @@
+import { errorTextSource, SEEDED_RANDOM_SOURCE } from "../../sandbox/prelude-fragments.ts";
+
 /**
  * The JavaScript that runs in each fresh context of a generated rule's isolate, before the rule's
  * code: traps on host globals (`process`, `require`, `fetch`, ...) that record the attempt and throw
@@ -25,14 +27,7 @@ export const RULE_PRELUDE_SOURCE = String.raw`
   const note = (name, detail) => {
     if (escapes.length < 20) escapes[escapes.length] = { name: String(name), detail: String(detail).slice(0, 200) };
   };
-  const text = (e) => {
-    try {
-      if (e && typeof e === "object" && typeof e.message === "string") return String(e.message).slice(0, 400);
-      return String(e).slice(0, 400);
-    } catch (_) {
-      return "an error that cannot be shown";
-    }
-  };
+${errorTextSource(400)}
   const stackOf = (e) => {
     try {
       return e && typeof e === "object" && typeof e.stack === "string" ? String(e.stack).slice(0, 2000) : "";
@@ -104,13 +99,7 @@ export const RULE_PRELUDE_SOURCE = String.raw`
       return 0;
     }
   }
-  let seed = 0x2545f491;
-  Math.random = function random() {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+${SEEDED_RANDOM_SOURCE}
   globalThis.Date = FixedDate;
 
   // ---- the rule API's helpers
