@@ -9,6 +9,23 @@ export {
 } from "./designer-input.ts";
 export { type DiagnoseOptions, detectContext, diagnose } from "./diagnose.ts";
 export {
+  AXES,
+  type CataloguePattern,
+  type DiagnoserCall,
+  type DiagnoserInput,
+  type DroppedClaim,
+  diagnoserSystemPrompt,
+  diagnoserTaskPrompt,
+  diagnosisTrials,
+  type LlmDiagnoser,
+  type LlmDiagnoserOptions,
+  type LlmDiagnosisRecord,
+  llmDiagnoser,
+  llmDiagnoserFromSpec,
+  validateDiagnoses,
+} from "./llm-diagnoser.ts";
+export { mergeDiagnoses } from "./merge-diagnoses.ts";
+export {
   type DetectContext,
   gaveUp,
   ignoredError,

@@ -4,6 +4,8 @@ import type { JsonObject, JsonValue } from "../core/json.ts";
 import { type LayerSpec, type VariantSpec, variantId } from "../harness/variant.ts";
 import { buildDesignerInput } from "./designer-input.ts";
 import { detectContext, diagnose } from "./diagnose.ts";
+import type { LlmDiagnoser, LlmDiagnosisRecord } from "./llm-diagnoser.ts";
+import { mergeDiagnoses } from "./merge-diagnoses.ts";
 import type { DetectContext } from "./patterns/index.ts";
 import { type KnobSearch, refineKnob, startSearch } from "./refine-knob.ts";
 import type { Rollouts } from "./rollouts.ts";
@@ -41,7 +43,11 @@ export interface RigResult {
   designer: string;
   band: [number, number];
   baseline: { experiment: string; trials: number; passed: number };
+  /** `rules`, or the LLM diagnoser's id (`llm:...`) alone or with the rules (`both:llm:...`). */
+  diagnoser?: string;
   diagnoses: Diagnosis[];
+  /** The LLM diagnosis (prompt, replies, validated diagnoses, dropped claims), when one was asked for. */
+  llmDiagnosis?: LlmDiagnosisRecord;
   candidates: RigCandidate[];
   accepted: VariantSpec[];
   rollouts: { baseline: number; validation: number; total: number; perPattern: Record<string, number> };
@@ -52,6 +58,11 @@ export interface RigOptions {
   id: string;
   rollouts: Rollouts;
   designer: Designer;
+  /**
+   * An LLM diagnosis besides the rule-based one: `llm` uses its validated diagnoses (the rule ones
+   * when it fails or finds none), `both` merges them into the rule ones (same pattern: evidence union).
+   */
+  diagnoser?: { llm: LlmDiagnoser; mode: "llm" | "both" };
   plan?: ValidationPlan;
   /** Target validation rollouts per weakness (default 50). */
   budgetPerWeakness?: number;
@@ -145,7 +156,22 @@ export async function rig(o: RigOptions): Promise<RigResult> {
     player: "target",
   });
   say(`baseline: ${passed(baseline)}/${baseline.length} passed`);
-  const diagnoses = diagnose(baseline, ctx);
+  const ruleDiagnoses = diagnose(baseline, ctx);
+  let diagnoses = ruleDiagnoses;
+  let llmDiagnosis: LlmDiagnosisRecord | undefined;
+  if (o.diagnoser) {
+    llmDiagnosis = await o.diagnoser.llm.diagnose({
+      world: world.id,
+      trials: baseline,
+      tools: env.spec.tools,
+    });
+    const found = llmDiagnosis.diagnoses;
+    say(
+      `llm diagnosis (${o.diagnoser.llm.id}): ${llmDiagnosis.status}${llmDiagnosis.error ? ` (${llmDiagnosis.error})` : ""}, ${found.length} diagnoses, ${llmDiagnosis.dropped.length} claims dropped`,
+    );
+    if (o.diagnoser.mode === "both") diagnoses = mergeDiagnoses(ruleDiagnoses, found);
+    else if (found.length) diagnoses = found;
+  }
   const stateView = await sampleView(o.rollouts);
   const candidates: RigCandidate[] = [];
   const accepted: VariantSpec[] = [];
@@ -282,7 +308,13 @@ export async function rig(o: RigOptions): Promise<RigResult> {
     designer: o.designer.id,
     band: plan.band,
     baseline: { experiment: baselineId, trials: baseline.length, passed: passed(baseline) },
+    diagnoser: o.diagnoser
+      ? o.diagnoser.mode === "both"
+        ? `both:${o.diagnoser.llm.id}`
+        : o.diagnoser.llm.id
+      : "rules",
     diagnoses,
+    ...(llmDiagnosis ? { llmDiagnosis } : {}),
     candidates,
     accepted,
     rollouts: { baseline: baseline.length, validation, total: baseline.length + validation, perPattern },

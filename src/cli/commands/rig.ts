@@ -19,6 +19,7 @@ export interface RigFlags {
   agent?: string;
   rollouts?: number;
   designer?: string;
+  diagnoser?: string;
   band?: string;
   slack?: number;
   baselineTrials?: number;
@@ -71,6 +72,40 @@ async function llmDesignerParts(
   return { designer, realizeCode: code.ruleCodeRealizer(rules), ruleApi: code.RULE_CODE_API };
 }
 
+/**
+ * `--diagnoser rules|llm:PROVIDER:MODEL|both[:PROVIDER:MODEL]`: the LLM diagnoser, and whether its
+ * diagnoses replace the rule-based ones or merge into them. `both` alone takes the model of an
+ * `--designer llm:...`. Loaded only when asked for.
+ */
+async function llmDiagnoserPart(
+  flag: string,
+  designerFlag: string,
+  gym: Gym,
+): Promise<Pick<RigOptions, "diagnoser">> {
+  if (flag === "rules") return {};
+  const mode = flag.startsWith("both") ? "both" : "llm";
+  const spec =
+    flag === "both"
+      ? designerFlag.startsWith("llm:")
+        ? designerFlag
+        : undefined
+      : flag.replace(/^both:/, "llm:");
+  if (!spec?.startsWith("llm:") || spec === "llm:") {
+    throw configError(
+      "bad_flag",
+      `--diagnoser: rules, llm:PROVIDER:MODEL or both[:PROVIDER:MODEL] (both alone needs --designer llm:...), got "${flag}"`,
+    );
+  }
+  const { llmDiagnoserFromSpec } = await import("../../rigger/llm-diagnoser.ts");
+  const llm = llmDiagnoserFromSpec(spec, {
+    cwd: process.cwd(),
+    env: { ...process.env },
+    prices: gym.prices,
+    limiters: gym.limiters,
+  });
+  return { diagnoser: { llm, mode } };
+}
+
 /** The normative `rig --json` document. */
 export function rigJson(r: RigResult) {
   return {
@@ -79,6 +114,7 @@ export function rigJson(r: RigResult) {
     designer: r.designer,
     band: r.band,
     baseline: r.baseline,
+    diagnoser: r.diagnoser ?? "rules",
     diagnoses: r.diagnoses.map((d) => ({
       pattern: d.pattern,
       axis: d.axis,
@@ -88,7 +124,9 @@ export function rigJson(r: RigResult) {
       evidence: d.evidence,
       ...(d.summary ? { summary: d.summary } : {}),
       ...(d.support ? { support: d.support } : {}),
+      ...(Array.isArray(d.facts?.diagnosers) ? { diagnosers: d.facts.diagnosers } : {}),
     })),
+    ...(r.llmDiagnosis ? { llm_diagnosis: r.llmDiagnosis } : {}),
     candidates: r.candidates.map((c) => ({
       variant: c.variant,
       variant_id: c.variantId,
@@ -119,6 +157,14 @@ export function rigJson(r: RigResult) {
 
 function renderRig(r: RigResult): string {
   const lines = [`rig ${r.id} on ${r.world}: baseline ${r.baseline.passed}/${r.baseline.trials} passed`];
+  const l = r.llmDiagnosis;
+  if (l) {
+    lines.push(
+      `llm diagnosis ${l.diagnoser}: ${l.status}${l.error ? ` (${l.error})` : ""}; ${l.diagnoses.length} kept`,
+    );
+    for (const x of l.dropped)
+      lines.push(`  dropped ${x.pattern || "?"}${x.evidence ? ` ${x.evidence.trialId}` : ""}: ${x.reason}`);
+  }
   for (const d of r.diagnoses) {
     lines.push(`diagnosis ${d.pattern} [${d.axis}] ${d.summary ?? ""}`);
     lines.push(`  families ${d.families.join(", ")}; violations ${d.violations.join(", ") || "-"}`);
@@ -142,6 +188,10 @@ export function registerRig(program: Command, gymSource: GymSource): void {
     .requiredOption("--agent <spec>", "the target agent (scripted policy, ./module.mjs|.ts, kind:spec)")
     .option("--rollouts <n>", "target validation rollouts per weakness (default 50)", intOption("--rollouts"))
     .option("--designer <kind>", "template (default) or llm:PROVIDER:MODEL")
+    .option(
+      "--diagnoser <kind>",
+      "rules (default), llm:PROVIDER:MODEL (the model's validated diagnoses), or both[:PROVIDER:MODEL] (merged)",
+    )
     .option("--band <lo,hi>", "target pass-rate band (default 0.4,0.6)")
     .option(
       "--slack <x>",
@@ -180,6 +230,7 @@ export function registerRig(program: Command, gymSource: GymSource): void {
       if (designerFlag === "template") parts = { designer: templateDesigner() as Designer };
       else if (designerFlag.startsWith("llm:")) parts = await llmDesignerParts(designerFlag, gym);
       else throw configError("bad_flag", `--designer: template or llm:SPEC, got "${designerFlag}"`);
+      const diagnoserPart = await llmDiagnoserPart(flags.diagnoser ?? "rules", designerFlag, gym);
       const plan = {
         ...DEFAULT_VALIDATION_PLAN,
         ...(flags.band ? { band: parseBand(flags.band) } : {}),
@@ -201,6 +252,7 @@ export function registerRig(program: Command, gymSource: GymSource): void {
             id,
             rollouts,
             ...parts,
+            ...diagnoserPart,
             plan,
             ...(flags.rollouts !== undefined ? { budgetPerWeakness: flags.rollouts } : {}),
             baseline: {
