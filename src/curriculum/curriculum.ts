@@ -101,6 +101,9 @@ export class Curriculum {
   readonly #variants = new Map<string, JsonValue>();
   readonly #frozen: ReadonlySet<string>;
   readonly #families: string[];
+  /** Each key's family's current level (by key index), valid while the controller's revision is `#levelsAt`. */
+  readonly #levelOfKey: Float64Array;
+  #levelsAt = -1;
   #episode = 0;
   #tracker = new ProcessTracker();
   #process = new Map<string, ProcessSummary>();
@@ -121,6 +124,7 @@ export class Curriculum {
         ? undefined
         : new DifficultyController({ ...(opts.difficulty ?? {}), families: this.space.levels });
     this.#families = this.sampler.keys.map(familyOf);
+    this.#levelOfKey = new Float64Array(this.#families.length);
     const regression = regressionManifest(opts.split, gym);
     const heldout =
       this.space.heldout.length || opts.split.heldout.tasks.length
@@ -153,11 +157,11 @@ export class Curriculum {
    */
   nextKey(filter?: (key: TaskKey, i: number) => boolean): TaskKey {
     const c = this.controller;
-    const families = this.#families;
+    const levels = c ? this.#currentLevels(c) : undefined;
     const eligible =
-      c || filter
+      levels || filter
         ? (key: TaskKey, i: number) =>
-            (!c || c.level(families[i]) === key.difficulty) && (!filter || filter(key, i))
+            (!levels || levels[i] === key.difficulty) && (!filter || filter(key, i))
         : undefined;
     let key: TaskKey;
     try {
@@ -169,6 +173,18 @@ export class Curriculum {
     }
     this.#episode++;
     return key;
+  }
+
+  /** Each key's family's level, looked up again only after the controller changed a level. */
+  #currentLevels(c: DifficultyController): Float64Array {
+    if (this.#levelsAt !== c.revision) {
+      const byFamily = c.levels();
+      this.#families.forEach((f, i) => {
+        this.#levelOfKey[i] = byFamily[f] ?? c.level(f);
+      });
+      this.#levelsAt = c.revision;
+    }
+    return this.#levelOfKey;
   }
 
   /**

@@ -43,6 +43,7 @@ export class DifficultyController {
   readonly #levels: Record<string, number[]>;
   #level: Record<string, number> = {};
   #recent: Record<string, number[]> = {};
+  #revision = 0;
 
   constructor(opts: DifficultyOptions) {
     this.up = opts.up ?? 0.8;
@@ -80,6 +81,11 @@ export class DifficultyController {
     return l;
   }
 
+  /** Counts level changes (and restores): a cache of the levels is current while it is unchanged. */
+  get revision(): number {
+    return this.#revision;
+  }
+
   levels(): Record<string, number> {
     return { ...this.#level };
   }
@@ -104,6 +110,7 @@ export class DifficultyController {
     if (to === current) return undefined;
     this.#level[family] = to;
     this.#recent[family] = [];
+    this.#revision++;
     return { family, from: current, to, passRate };
   }
 
@@ -122,6 +129,7 @@ export class DifficultyController {
       }
     }
     this.#level = { ...state.level };
+    this.#revision++;
     this.#recent = Object.fromEntries(Object.entries(state.recent).map(([f, r]) => [f, r.slice()]));
   }
 }

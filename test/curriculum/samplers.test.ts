@@ -96,6 +96,59 @@ describe("prioritized level replay", () => {
   });
 });
 
+test("plr keeps its ranking between draws: every draw's probabilities are the formula's, recomputed from scratch", () => {
+  // 60 keys, many tied scores, eligibility changing by draw: the ranking the sampler updates one key
+  // at a time must give what ranking every key afresh gives (a reference of the documented formula)
+  const keys = Array.from({ length: 60 }, (_, i) => key(`f${i % 12}`, 1 + Math.floor(i / 12)));
+  const s = new PlrSampler({ keys, seed: 3, temperature: 0.5, staleness: 0.2 });
+  const reference = (mask: boolean[]): number[] => {
+    const snap = s.snapshot().state.book as {
+      clock: number;
+      recent: number[][];
+      lastSampled: number[];
+      process: (number | null)[];
+    };
+    const score = (i: number) =>
+      1 -
+      (snap.recent[i].reduce((x, y) => x + y, 0) + 1) / (snap.recent[i].length + 2) +
+      0.2 * (snap.process[i] ?? 0);
+    const eligible = keys.map((_, i) => i).filter((i) => mask[i]);
+    const order = eligible.slice().sort((x, y) => score(y) - score(x) || x - y);
+    const h = new Map(order.map((i, r) => [i, (1 / (r + 1)) ** 2]));
+    const hTotal = [...h.values()].reduce((x, y) => x + y, 0);
+    const stale = eligible.map((i) => snap.clock - snap.lastSampled[i]);
+    const staleTotal = stale.reduce((x, y) => x + y, 0);
+    const w = keys.map((_, i) =>
+      mask[i]
+        ? 0.8 * ((h.get(i) as number) / hTotal) +
+          0.2 * (staleTotal > 0 ? (snap.clock - snap.lastSampled[i]) / staleTotal : 1 / eligible.length)
+        : 0,
+    );
+    const total = w.reduce((x, y) => x + y, 0);
+    return w.map((x) => x / total);
+  };
+  let checked = 0;
+  for (let step = 0; step < 150; step++) {
+    const level = 1 + (Math.floor(step / 20) % 5);
+    const eligible = (k: TaskKey) => step % 7 === 0 || k.difficulty === level;
+    close(s.probabilities({ eligible }), reference(keys.map((k) => eligible(k))));
+    checked++;
+    const [k] = s.sample(1, { eligible });
+    const passed = (step * 7 + k.family.length) % 3 !== 0;
+    s.update([{ key: k, passed, ...(step % 5 === 0 ? { process: (step % 4) / 4 } : {}) }]);
+    if (step === 75) {
+      // a restored copy (ranking rebuilt from the snapshot) continues with the same draws
+      const copy = new PlrSampler({ keys, seed: 99, temperature: 0.5, staleness: 0.2 });
+      copy.restore(JSON.parse(JSON.stringify(s.snapshot())));
+      const next = (x: PlrSampler) => x.sample(5, { eligible }).map(taskKeyId);
+      const before = s.snapshot();
+      assert.deepEqual(next(copy), next(s));
+      s.restore(before);
+    }
+  }
+  assert.equal(checked, 150);
+});
+
 describe("learning progress", () => {
   test("|r(fast) − r(slow)| with reweighting, mixed with uniform", () => {
     const s = new LearningProgressSampler({
