@@ -161,6 +161,26 @@ const actionSchema = z
   })
   .strict();
 
+const ACTION_KEYS = new Set(["tool", "args", "callId", "call_id"]);
+const isCallId = (v: unknown) => typeof v === "string" && v.length >= 1 && v.length <= 255;
+
+/**
+ * The common action (`tool`, optional `args`, `callId` / `call_id`; no `metadata`) checked by hand:
+ * exactly what `actionSchema` accepts of that shape, at a fraction of the cost per step. Anything
+ * else (an unknown key, a wrong type, `metadata`) returns undefined and goes to the schema, which
+ * accepts or refuses it with its usual messages.
+ */
+function plainAction(value: Record<string, unknown>): WireAction | undefined {
+  for (const key in value) if (!Object.hasOwn(value, key) || !ACTION_KEYS.has(key)) return undefined;
+  const { tool, args, callId: camel, call_id: snake } = value;
+  if (typeof tool !== "string" || tool.length === 0) return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  if ((camel !== undefined && !isCallId(camel)) || (snake !== undefined && !isCallId(snake)))
+    return undefined;
+  const callId = (camel ?? snake) as string | undefined;
+  return { tool, args: (args ?? {}) as JsonObject, ...(callId ? { callId } : {}) };
+}
+
 const callToolSchema = z
   .object({
     type: z.literal("call_tool"),
@@ -254,6 +274,8 @@ export function parseAction(value: unknown, where = "action"): WireAction {
       mcp: "call_tool",
     };
   }
+  const plain = plainAction(value);
+  if (plain) return plain;
   const parsed = actionSchema.safeParse(value);
   if (!parsed.success) throw validationError(where, parsed.error);
   const a = parsed.data;
