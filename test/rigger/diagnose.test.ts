@@ -3,7 +3,17 @@ import { describe, it } from "node:test";
 import { detectContext, diagnose } from "../../src/rigger/diagnose.ts";
 import { PATTERN_DETECTORS } from "../../src/rigger/patterns/index.ts";
 import { traceSteps } from "../../src/rigger/trace-steps.ts";
-import { err, type FakeStep, fakeRecord, gym, ok, plantedAgent, rolloutsFor, scripted } from "./support.ts";
+import {
+  err,
+  type FakeStep,
+  fakeRecord,
+  gym,
+  ok,
+  PLANTED_CASES,
+  plantedAgent,
+  rolloutsFor,
+  scripted,
+} from "./support.ts";
 
 const ctx = { terminalTools: ["close"], writeTools: ["refund", "create"] };
 const patterns = (rs: Parameters<typeof diagnose>[0]) => diagnose(rs, ctx).map((d) => d.pattern);
@@ -113,28 +123,7 @@ describe("pattern detectors on synthetic trajectories", () => {
 
 describe("diagnosis of real trajectories", () => {
   it("names the planted weakness of each agent, with evidence steps on the write it mishandles", async () => {
-    const cases = [
-      {
-        world: "order-ops@1",
-        agent: "order-rekey",
-        pattern: "retry-new-key-after-timeout",
-        tool: "issue_refund",
-      },
-      { world: "order-ops@1", agent: "order-claims", pattern: "unobserved-claim", tool: "issue_refund" },
-      {
-        world: "device-support@1",
-        agent: "device-claims",
-        pattern: "unobserved-claim",
-        tool: "create_replacement",
-      },
-      {
-        world: "device-support@1",
-        agent: "device-rekey",
-        pattern: "retry-new-key-after-timeout",
-        tool: "create_replacement",
-      },
-    ];
-    for (const c of cases) {
+    for (const c of PLANTED_CASES) {
       const rollouts = await rolloutsFor(c.world, plantedAgent(c.agent));
       const records = await rollouts.run({
         id: `diag-${c.agent}`,

@@ -15,7 +15,6 @@ import {
   startFakeLlmServer,
 } from "../../src/agents/llm/fake/index.ts";
 import type { TrialRecord } from "../../src/core/contracts.ts";
-import { defaultGym } from "../../src/gym/index.ts";
 import {
   generatedRule,
   isolateRuleSandbox,
@@ -26,17 +25,12 @@ import { llmDesignerFromSpec } from "../../src/rigger/llm-designer.ts";
 import type { DesignerInput, Proposal } from "../../src/rigger/types.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
+import { gym, TIMEOUT_ONCE_RULE } from "./support.ts";
 
-const gym = defaultGym();
 const rules = generatedRule(isolateRuleSandbox({ timeoutMs: 1000 }));
 const world = gym.world("device-support@1");
 
-const GOOD = `export function filterAction(action: Action, state: RuleState): Action | Blocked {
-  if (action.tool !== "create_replacement") return action;
-  const refused = state.history.filter((e) => e.tool === "create_replacement" && e.blocked).length;
-  if (refused < 1) return blocked("upstream timed out", { code: "timeout", retryable: true });
-  return action;
-}`;
+const GOOD = TIMEOUT_ONCE_RULE;
 const SYNTAX_ERROR = GOOD.replace("refused < 1)", "refused < 1");
 const ESCAPES = `export function filterAction(action: Action): Action {
   const env = (globalThis as any).process.env;

@@ -2,37 +2,15 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { rig } from "../../src/rigger/rig.ts";
 import { templateDesigner } from "../../src/rigger/template-designer.ts";
-import { plantedAgent, rolloutsFor } from "./support.ts";
+import { PLANTED_CASES, plantedAgent, rolloutsFor } from "./support.ts";
 
 /**
  * Done-when of the rigger: agents with planted weaknesses (two kinds, on both worlds) → the rigger
  * names each weakness and produces an accepted variant within 50 target rollouts per weakness, and the
  * known-good policy passes every accepted variant (its validation rollouts, and fresh seeds here).
  */
-const CASES = [
-  {
-    world: "order-ops@1",
-    agent: "order-rekey",
-    pattern: "retry-new-key-after-timeout",
-    tool: "issue_refund",
-  },
-  { world: "order-ops@1", agent: "order-claims", pattern: "unobserved-claim", tool: "issue_refund" },
-  {
-    world: "device-support@1",
-    agent: "device-rekey",
-    pattern: "retry-new-key-after-timeout",
-    tool: "create_replacement",
-  },
-  {
-    world: "device-support@1",
-    agent: "device-claims",
-    pattern: "unobserved-claim",
-    tool: "create_replacement",
-  },
-];
-
 describe("planted weaknesses", () => {
-  for (const c of CASES) {
+  for (const c of PLANTED_CASES) {
     it(`${c.agent} on ${c.world}: names ${c.pattern} and accepts a variant within 50 target rollouts`, async () => {
       const rollouts = await rolloutsFor(c.world, plantedAgent(c.agent));
       const r = await rig({ id: `pw-${c.agent}`, rollouts, designer: templateDesigner() });

@@ -9,15 +9,9 @@ import {
 } from "../../src/rigger/code/index.ts";
 import { llmDesignerFromSpec } from "../../src/rigger/llm-designer.ts";
 import { rig } from "../../src/rigger/rig.ts";
-import { gym, plantedAgent, rolloutsFor } from "./support.ts";
+import { gym, plantedAgent, rolloutsFor, TIMEOUT_ONCE_RULE } from "./support.ts";
 
-/** A rule that times a replacement request out once before it commits. */
-const GOOD = `export function filterAction(action: Action, state: RuleState): Action | Blocked {
-  if (action.tool !== "create_replacement") return action;
-  const refused = state.history.filter((e) => e.tool === "create_replacement" && e.blocked).length;
-  if (refused < 1) return blocked("upstream timed out", { code: "timeout", retryable: true });
-  return action;
-}`;
+const GOOD = TIMEOUT_ONCE_RULE;
 const BROKEN = GOOD.replace("refused < 1)", "refused < 1");
 const reply = (code: string) => `### Proposal: time the write out once\n\`\`\`typescript\n${code}\n\`\`\`\n`;
 

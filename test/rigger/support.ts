@@ -99,3 +99,34 @@ export function fakeRecord(
     finishedAt: "",
   };
 }
+
+/** The planted agents of the rigger tests (two weaknesses on each world) and what diagnosis must name. */
+export const PLANTED_CASES: readonly { world: string; agent: string; pattern: string; tool: string }[] = [
+  {
+    world: "order-ops@1",
+    agent: "order-rekey",
+    pattern: "retry-new-key-after-timeout",
+    tool: "issue_refund",
+  },
+  { world: "order-ops@1", agent: "order-claims", pattern: "unobserved-claim", tool: "issue_refund" },
+  {
+    world: "device-support@1",
+    agent: "device-rekey",
+    pattern: "retry-new-key-after-timeout",
+    tool: "create_replacement",
+  },
+  {
+    world: "device-support@1",
+    agent: "device-claims",
+    pattern: "unobserved-claim",
+    tool: "create_replacement",
+  },
+];
+
+/** Generated-rule code that times the first `create_replacement` out (blocked, retryable) before it commits. */
+export const TIMEOUT_ONCE_RULE = `export function filterAction(action: Action, state: RuleState): Action | Blocked {
+  if (action.tool !== "create_replacement") return action;
+  const refused = state.history.filter((e) => e.tool === "create_replacement" && e.blocked).length;
+  if (refused < 1) return blocked("upstream timed out", { code: "timeout", retryable: true });
+  return action;
+}`;
