@@ -14,6 +14,8 @@ import {
   difficultyRising,
   duplicateTasks,
   openCurriculumStore,
+  type ProcessSummary,
+  ProcessTracker,
   processByKey,
   regressionInstability,
   runCurriculum,
@@ -25,15 +27,8 @@ import { SPLIT } from "./fixtures/split.ts";
 import { weakResolved } from "./fixtures/weak-agent.ts";
 
 const W = "w@1";
-const clean = {
-  steps: 3,
-  toolErrors: 0,
-  repeated: 0,
-  wastedWaits: 0,
-  blocked: 0,
-  writesWithoutRead: 0,
-  afterOutcome: 0,
-};
+/** A clean 3-step episode's process: the tracker's own empty summary, 3 steps long. */
+const clean: ProcessSummary = { ...new ProcessTracker().summary(), steps: 3 };
 let n = 0;
 function ep(
   family: string,
