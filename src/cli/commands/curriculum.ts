@@ -3,32 +3,34 @@ import readline from "node:readline";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import { summarizeTrial } from "../../core/trial-summary.ts";
-import { createCurriculum } from "../../curriculum/curriculum.ts";
-import { curriculumHealth } from "../../curriculum/curriculum-health.ts";
-import {
-  type CurriculumResult,
-  curriculumConfig,
-  readCurriculum,
-  runCurriculum,
-} from "../../curriculum/curriculum-run.ts";
-import { type CurriculumStore, openCurriculumStore } from "../../curriculum/curriculum-store.ts";
-import { defaultSplit } from "../../curriculum/default-split.ts";
-import { parseHorizon } from "../../curriculum/horizon-schedule.ts";
 import {
   approvedItems,
+  type CurriculumResult,
+  type CurriculumStore,
+  createCurriculum,
+  curriculumConfig,
+  curriculumHealth,
+  defaultSplit,
+  fillPool,
+  openCurriculumStore,
+  parseHorizon,
+  parseSplitFile,
+  poolRequests,
   type ReviewItem,
+  readCurriculum,
   recordReview,
   renderItem,
+  runCurriculum,
+  runSplit,
+  type SplitFile,
   sampleItems,
+  splitName,
+  splitWithVariants,
   taskReviewItems,
   VARIANT_POOL,
   variantKnownGood,
   variantReviewItems,
-} from "../../curriculum/review-queue.ts";
-import { runSplit } from "../../curriculum/run-split.ts";
-import { parseSplitFile, type SplitFile, splitName } from "../../curriculum/split-file.ts";
-import { splitWithVariants } from "../../curriculum/stored-variants.ts";
-import { fillPool, poolRequests } from "../../curriculum/task-pool.ts";
+} from "../../curriculum/index.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { defaultReportPath, writeHtmlReport } from "../../report/html/build-report.ts";
 import { curriculumSection } from "../../report/html/curriculum-section.ts";
