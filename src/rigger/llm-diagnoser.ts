@@ -101,8 +101,9 @@ export interface LlmDiagnoserOptions {
 }
 
 const NEW_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)+$/;
+/** Names that say nothing: `new-pattern`, `other-weakness`, `issue-2`, ... */
 const VAGUE =
-  /^(new|other|unknown|misc|generic|general|some|any)-|-(other|unknown|misc|issue|problem|weakness)$/;
+  /^(new|other|unknown|misc|generic|general|some|any|agent)-(pattern|weakness|issue|problem|error|failure|behaviou?r|bug)s?$|^(pattern|weakness|issue|problem)-\d+$/;
 
 const REPLY_FORMAT = `Reply with one JSON object (a \`\`\`json block or bare JSON), nothing else:
 {"diagnoses": [{"pattern": "<catalogue id, or a new kebab-case name of two words or more>",

@@ -175,6 +175,12 @@ for (const provider of ["openai", "anthropic"] as const) {
               evidence: [{ trial_id: failedTrial.spec.id, steps: [0] }],
             },
             { pattern: "wait-loop", axis: "transition", evidence: [{ trial_id: "invented", steps: [0] }] },
+            {
+              pattern: "new-weakness",
+              axis: "action",
+              summary: "z",
+              evidence: [{ trial_id: failedTrial.spec.id, steps: [0] }],
+            },
           ],
         }),
       });
@@ -202,6 +208,7 @@ for (const provider of ["openai", "anthropic"] as const) {
       has(/^2 -: axis "sideways" is not one of/);
       has(/^4 invented: .*not among the given trials/);
       has(/^4 -: no valid evidence left/);
+      has(/^5 -: pattern "new-weakness" is neither a catalogue id nor a clearly named new one/);
     });
 
     it("a garbage reply is a recorded failure (after a format repair round) and the rule diagnoses stand", async () => {
