@@ -137,6 +137,16 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       session.onEvict = undefined;
       sessions.close(session, "connection closed");
     });
+    // Per connection, not per message: the reply handlers and the operation's closure.
+    const onReply = (reply: WsServerMessage | null) => {
+      if (reply) send(ws, reply);
+      else {
+        session.onEvict = undefined;
+        sessions.close(session, "closed by client");
+        ws.close(WS_CLOSE.normal, "closed");
+      }
+    };
+    const onFailure = (err: unknown) => send(ws, errorMessageOf(err));
     ws.on("message", (data) => {
       alive.set(ws, true);
       let msg: WsClientMessage | ServeError;
@@ -146,19 +156,9 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
         msg = err instanceof ServeError ? err : new ServeError("INVALID_JSON", errorMessage(err));
       }
       // Every reply, errors included, goes through the session's queue so replies keep request order.
-      session
-        .exclusive(sessions.clock, () => handle(session, viewer, msg))
-        .then(
-          (reply) => {
-            if (reply) send(ws, reply);
-            else {
-              session.onEvict = undefined;
-              sessions.close(session, "closed by client");
-              ws.close(WS_CLOSE.normal, "closed");
-            }
-          },
-          (err) => send(ws, errorMessageOf(err)),
-        );
+      // An idle session starts the operation at once (`Episode.exclusive`): the reply is sent as soon
+      // as the world's step settles, with no hop through the queue.
+      session.exclusive(sessions.clock, () => handle(session, viewer, msg)).then(onReply, onFailure);
     });
   }
 
