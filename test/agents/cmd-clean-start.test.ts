@@ -19,6 +19,7 @@ import { defaultGym } from "../../src/gym/default-gym.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { REPO_ROOT } from "../support/cli.ts";
+import { alive, sleepers } from "./processes.ts";
 
 const LEAVES = path.join(import.meta.dirname, "fixtures", "leaves.mjs");
 const gym = defaultGym();
@@ -49,31 +50,6 @@ async function trial(
   const record = records[0]!;
   const reason = record.steps[0]?.action.args.reason;
   return { record, ...(typeof reason === "string" ? { told: JSON.parse(reason) } : {}) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
-
-/** Processes whose command line is exactly `sleep <seconds>`. */
-function sleepers(seconds: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
-      if (argv.length === 2 && argv[0].endsWith("sleep") && argv[1] === seconds && alive(Number(entry)))
-        pids.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
 }
 
 const linux = process.platform === "linux" ? false : "reads /proc";

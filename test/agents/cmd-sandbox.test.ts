@@ -16,6 +16,7 @@ import { defaultGym } from "../../src/gym/default-gym.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { REPO_ROOT } from "../support/cli.ts";
+import { sleepers } from "./processes.ts";
 
 const SNOOP = path.join(import.meta.dirname, "fixtures", "snoop.mjs");
 const bwrap = findBwrap(process.env.PATH);
@@ -27,24 +28,6 @@ interface Found {
   entries: string[];
   readable: Record<string, boolean>;
   ancestors: string[];
-}
-
-/** Processes of this machine whose command line is exactly `sleep <seconds>`. */
-function sleepers(seconds: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const zombie = stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-      if (!zombie && argv.length === 2 && argv[0].endsWith("sleep") && argv[1] === seconds)
-        pids.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
 }
 
 async function snoop(env: Record<string, string>, sleepFor: string, targets: string[]): Promise<Found> {
