@@ -15,7 +15,10 @@ import { parseExperiment } from "../src/runner/experiment.ts";
 import { runExperiment } from "../src/runner/run.ts";
 import { openStore } from "../src/store/open-store.ts";
 import {
+  auditedAdmissions,
+  busiestWindow,
   type Cluster,
+  llmLimitArgs,
   spawnWorker,
   startCluster,
   stopWorkers,
@@ -63,7 +66,7 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
     const rates = new Map<number, number>();
     for (const count of [1, 2, 4]) {
       const url = await cluster.freshStore();
-      const queue = cluster.redis.url.replace(/\/0$/, `/${++n}`);
+      const queue = cluster.queueUrl(++n);
       const set = Array.from({ length: count }, () =>
         spawnWorker(cluster, url, ["--quiet", "--reconcile-ms", "0"], { queue }),
       );
@@ -177,31 +180,21 @@ async function llmLimitRun(
   const script = loadFakeScript("policy:cautious", defaultGym().registry, readDataFile);
   const fake = await startFakeLlmServer({ model: script.model, faults: { latencyMs: 20 } });
   const url = await cluster.freshStore();
-  const queue = cluster.redis.url.replace(/\/0$/, "/15");
+  const db = 15;
+  const queue = cluster.queueUrl(db);
   const set = Array.from({ length: K }, (_, i) =>
     spawnWorker(
       cluster,
       url,
       [
         "--quiet",
-        "--name",
-        `llm-${i}`,
-        "--concurrency",
-        String(M),
-        "--llm-rpm",
-        String(limit),
-        "--llm-window-ms",
-        String(windowMs),
-        "--llm-audit-key",
-        audit,
+        ...llmLimitArgs({ name: `llm-${i}`, concurrency: M, rpm: limit, windowMs, auditKey: audit }),
       ],
       { queue },
     ),
   );
   workers.push(...set);
   const store = await openStore(url);
-  const { Redis } = await import("ioredis");
-  const raw = new Redis(cluster.redis.port, "127.0.0.1", { db: 15 });
   try {
     const gym = defaultGym();
     const config = parseExperiment({
@@ -213,14 +206,8 @@ async function llmLimitRun(
       trials,
     });
     const r = await runQueuedExperiment(config, { gym, store, queueUrl: queue, pollMs: 50 });
-    const times = (await raw.lrange(audit, 0, -1))
-      .map((e) => Number(e.slice(e.lastIndexOf(" ") + 1)))
-      .sort((a, b) => a - b);
-    let busiest = 0;
-    for (let i = 0, j = 0; i < times.length; i++) {
-      while (j < times.length && times[j]! < times[i]! + windowMs) j++;
-      busiest = Math.max(busiest, j - i);
-    }
+    const times = await auditedAdmissions(cluster, db, audit);
+    const busiest = busiestWindow(times, windowMs);
     log(
       `LLM: ${times.length} requests (${fake.stats.requests} at the provider), busiest window ${busiest}/${limit}`,
     );
@@ -236,7 +223,6 @@ async function llmLimitRun(
       rate: times.length > 1 ? ((times.length - 1) * 1000) / (times.at(-1)! - times[0]!) : 0,
     };
   } finally {
-    raw.disconnect();
     await store.close();
     await stopWorkers(set);
     await fake.close();

@@ -7,7 +7,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { TrialSummary } from "../../src/core/trial-summary.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { REPO_ROOT, runCli } from "../support/cli.ts";
@@ -23,6 +25,8 @@ export interface Cluster {
   gymFile: string;
   /** A fresh database for one test. */
   freshStore(): Promise<string>;
+  /** The cluster's Redis on database `db` (a queue of its own). */
+  queueUrl(db: number): string;
   destroy(): Promise<void>;
 }
 
@@ -42,6 +46,7 @@ export async function startCluster(): Promise<Cluster> {
     dir,
     gymFile,
     freshStore: () => pg.createDatabase(),
+    queueUrl: (db) => redis.url.replace(/\/0$/, `/${db}`),
     async destroy() {
       await Promise.allSettled([pg.destroy(), redis.destroy()]);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -119,25 +124,29 @@ export async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
   );
 }
 
+/** `--gym <cluster's gym> run --queue ... --store ...` with `args`, quiet (no report, no progress). */
+function runArgs(cluster: Cluster, store: string, args: string[], queue?: string): string[] {
+  return [
+    "--gym",
+    cluster.gymFile,
+    "run",
+    "--queue",
+    queue ?? cluster.redis.url,
+    "--store",
+    store,
+    "--no-report",
+    "--no-progress",
+    ...args,
+  ];
+}
+
 /** An attached `proving run --queue ...` in a child process (to signal it), with the cluster's gym. */
 export function spawnCoordinator(cluster: Cluster, store: string, args: string[], queue?: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "--gym",
-      cluster.gymFile,
-      "run",
-      "--queue",
-      queue ?? cluster.redis.url,
-      "--store",
-      store,
-      "--no-report",
-      "--no-progress",
-      ...args,
-    ],
-    { cwd: REPO_ROOT, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, [BIN, ...runArgs(cluster, store, args, queue)], {
+    cwd: REPO_ROOT,
+    env: childEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
@@ -149,23 +158,7 @@ export function spawnCoordinator(cluster: Cluster, store: string, args: string[]
 
 /** `proving run --queue ...` through the CLI with the cluster's gym. */
 export function runQueued(cluster: Cluster, store: string, args: string[], queue?: string) {
-  return runCli(
-    [
-      "--gym",
-      cluster.gymFile,
-      "run",
-      "--queue",
-      queue ?? cluster.redis.url,
-      "--store",
-      store,
-      "--no-report",
-      "--no-progress",
-      ...args,
-    ],
-    {
-      env: { NODE_OPTIONS: "--no-node-snapshot" },
-    },
-  );
+  return runCli(runArgs(cluster, store, args, queue), { env: { NODE_OPTIONS: "--no-node-snapshot" } });
 }
 
 export async function withStore<T>(url: string, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -176,6 +169,19 @@ export async function withStore<T>(url: string, fn: (store: Store) => Promise<T>
     await store.close();
   }
 }
+
+/** The trials of experiment `id` once at least `planned` are recorded (a store briefly down is waited out). */
+export function waitForTrials(store: string, id: string, planned: number): Promise<TrialSummary[]> {
+  return waitFor(`${id} complete`, () =>
+    withStore(store, async (s): Promise<TrialSummary[] | undefined> => {
+      const trials = await s.listTrials(id);
+      return trials.length >= planned ? trials : undefined;
+    }).catch(() => undefined),
+  );
+}
+
+/** The attempts recorded for experiment `id`. */
+export const attemptsOf = (store: string, id: string) => withStore(store, (s) => s.listAttempts(id));
 
 export async function waitFor<T>(
   what: string,
@@ -189,4 +195,107 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The worker flags that put it on the global per-endpoint LLM limit (audited under `auditKey`). */
+export function llmLimitArgs(o: {
+  name: string;
+  concurrency: number;
+  rpm: number;
+  windowMs: number;
+  auditKey: string;
+}): string[] {
+  return [
+    "--name",
+    o.name,
+    "--concurrency",
+    String(o.concurrency),
+    "--llm-rpm",
+    String(o.rpm),
+    "--llm-window-ms",
+    String(o.windowMs),
+    "--llm-audit-key",
+    o.auditKey,
+  ];
+}
+
+/** The admission times (Redis server clock, ms) audited under `key` in database `db`, sorted. */
+export async function auditedAdmissions(cluster: Cluster, db: number, key: string): Promise<number[]> {
+  const { Redis } = await import("ioredis");
+  const raw = new Redis(cluster.redis.port, "127.0.0.1", { db });
+  try {
+    const entries = await raw.lrange(key, 0, -1);
+    return entries.map((e) => Number(e.slice(e.lastIndexOf(" ") + 1))).sort((a, b) => a - b);
+  } finally {
+    raw.disconnect();
+  }
+}
+
+/** The most admissions in any half-open window [t, t + windowMs) of sorted times. */
+export function busiestWindow(times: readonly number[], windowMs: number): number {
+  let worst = 0;
+  let j = 0;
+  for (let i = 0; i < times.length; i++) {
+    if (j < i) j = i;
+    while (j < times.length && times[j]! < times[i]! + windowMs) j++;
+    worst = Math.max(worst, j - i);
+  }
+  return worst;
+}
+
+/** A queue test file's cluster and workers; see {@link useCluster}. */
+export interface ClusterSuite {
+  /** The cluster (started by the file's `before` hook). */
+  readonly cluster: Cluster;
+  /** Every worker {@link ClusterSuite.worker} spawned (stopped by the file's `after` hook). */
+  readonly workers: WorkerProcess[];
+  /** Each test its own Postgres database and Redis database. */
+  fresh(): Promise<{ store: string; queue: string }>;
+  /** A worker on `store` and `queue` with short lock and reconcile periods, stopped after the file. */
+  worker(store: string, queue: string, args?: string[]): WorkerProcess;
+  /** An experiment file for spin@1 with these params (written in the cluster's directory). */
+  spinExperiment(name: string, params: Record<string, unknown>): string;
+}
+
+/**
+ * Registers the file's `before` (start the cluster, unless `skip`) and `after` (stop the workers,
+ * destroy the cluster) hooks; call it at the top level of a test file.
+ */
+export function useCluster(skip: boolean | string): ClusterSuite {
+  let cluster: Cluster | undefined;
+  let db = 0;
+  const workers: WorkerProcess[] = [];
+  const started = (): Cluster => {
+    if (!cluster) throw new Error("the queue cluster is not started (skipped?)");
+    return cluster;
+  };
+  before(async () => {
+    if (!skip) cluster = await startCluster();
+  });
+  after(async () => {
+    await stopWorkers(workers);
+    await cluster?.destroy();
+  });
+  return {
+    get cluster() {
+      return started();
+    },
+    workers,
+    async fresh() {
+      const c = started();
+      return { store: await c.freshStore(), queue: c.queueUrl(++db) };
+    },
+    worker(store, queue, args = []) {
+      const w = spawnWorker(started(), store, ["--lock-ms", "2000", "--reconcile-ms", "1000", ...args], {
+        queue,
+      });
+      workers.push(w);
+      return w;
+    },
+    spinExperiment(name, params) {
+      const file = path.join(started().dir, `${name}.json`);
+      fs.writeFileSync(file, JSON.stringify({ params }));
+      return file;
+    },
+  };
 }

@@ -12,6 +12,7 @@ import { type FakeLlmServer, startFakeLlmServer } from "../../src/agents/llm/fak
 import { LimiterPool } from "../../src/agents/llm/limiter.ts";
 import { createRedisRateLimit } from "../../src/queue/redis-rate-limit.ts";
 import { type RedisServer, redisSkip, startRedis } from "../support/services.ts";
+import { busiestWindow } from "./cluster.ts";
 
 const skip = redisSkip();
 const CLIENT = fileURLToPath(new URL("./fixtures/limit-client.ts", import.meta.url));
@@ -55,12 +56,7 @@ describe("global LLM limit through Redis", { skip }, () => {
     const admits = runs.flat().sort((a, b) => a - b);
     assert.equal(admits.length, 3 * 4 * perCaller, "every request was admitted eventually");
     assert.equal(fake!.stats.requests, admits.length, "each admitted request reached the fake provider");
-    let worst = 0;
-    for (let i = 0; i < admits.length; i++) {
-      let j = i;
-      while (j < admits.length && admits[j]! < admits[i]! + windowMs) j++;
-      worst = Math.max(worst, j - i);
-    }
+    const worst = busiestWindow(admits, windowMs);
     assert.ok(worst <= limit, `at most ${limit} requests in any ${windowMs} ms window, saw ${worst}`);
     assert.equal(worst, limit, "the budget was used up to its limit");
   });

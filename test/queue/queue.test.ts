@@ -3,67 +3,31 @@
  * planned trial is recorded exactly once whatever happens to workers, the queue or the database.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { TrialSummary } from "../../src/core/trial-summary.ts";
 import { runCli } from "../support/cli.ts";
 import { postgresSkip, redisSkip } from "../support/services.ts";
 import {
-  type Cluster,
+  attemptsOf,
   runQueued,
   spawnCoordinator,
-  spawnWorker,
-  startCluster,
-  stopWorkers,
-  type WorkerProcess,
+  useCluster,
   waitFor,
+  waitForTrials,
   withStore,
 } from "./cluster.ts";
 
 const skip = postgresSkip() || redisSkip();
-let cluster: Cluster;
-let db = 0;
-/** Each test its own Redis database and Postgres database. */
-async function fresh(): Promise<{ store: string; queue: string }> {
-  return { store: await cluster.freshStore(), queue: cluster.redis.url.replace(/\/0$/, `/${++db}`) };
-}
-const workers: WorkerProcess[] = [];
-function worker(store: string, queue: string, args: string[] = []): WorkerProcess {
-  const w = spawnWorker(cluster, store, ["--lock-ms", "2000", "--reconcile-ms", "1000", ...args], { queue });
-  workers.push(w);
-  return w;
-}
-
-before(async () => {
-  if (!skip) cluster = await startCluster();
-});
-after(async () => {
-  await stopWorkers(workers);
-  await cluster?.destroy();
-});
+const q = useCluster(skip);
+const { fresh, worker } = q;
 
 const SPIN = ["--world", "spin@1", "--agent", "diligent", "--agent", "lazy", "--difficulty", "1"];
 
 /** An experiment file for spin@1 whose units of work each keep a CPU busy `ms` (and kill the trial process at `poisonSeed`). */
-function spinExperiment(name: string, params: { ms?: number; poisonSeed?: number }): string {
-  const file = path.join(cluster.dir, `${name}.json`);
-  fs.writeFileSync(file, JSON.stringify({ params }));
-  return file;
-}
+const spinExperiment = (name: string, params: { ms?: number; poisonSeed?: number }) =>
+  q.spinExperiment(name, params);
 
-async function complete(store: string, id: string, planned: number): Promise<TrialSummary[]> {
-  return waitFor(`${id} complete`, () =>
-    withStore(store, async (s) => {
-      const trials = await s.listTrials(id);
-      return trials.length >= planned ? trials : undefined;
-    }),
-  );
-}
-
-async function attemptsOf(store: string, id: string) {
-  return withStore(store, (s) => s.listAttempts(id));
-}
+const complete = waitForTrials;
 
 async function firstRunning(store: string, id: string) {
   return waitFor(`a running attempt of ${id}`, async () =>
@@ -90,7 +54,7 @@ describe("trials on queue workers", { skip }, () => {
       "--id",
       "same",
     ];
-    const local = await cluster.freshStore();
+    const local = await q.cluster.freshStore();
     const localRun = await runCli([
       "run",
       ...args,
@@ -102,7 +66,7 @@ describe("trials on queue workers", { skip }, () => {
     ]);
     assert.equal(localRun.code, 0, localRun.stderr);
     for (let i = 0; i < 3; i++) worker(store, queue, ["--concurrency", "2"]);
-    const queued = await runQueued(cluster, store, [...args, "--json"], queue);
+    const queued = await runQueued(q.cluster, store, [...args, "--json"], queue);
     assert.equal(queued.code, 0, queued.stderr);
     const pick = (rows: TrialSummary[]) =>
       Object.fromEntries(
@@ -132,13 +96,13 @@ describe("trials on queue workers", { skip }, () => {
     const { store, queue } = await fresh();
     const args = [...SPIN, "--trials", "3", "--id", "twice", "--detach", "--json"];
     for (let i = 0; i < 2; i++) {
-      const r = await runQueued(cluster, store, args, queue);
+      const r = await runQueued(q.cluster, store, args, queue);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(JSON.parse(r.stdout).planned, 6);
     }
     worker(store, queue, ["--concurrency", "2"]);
     const follow = await runQueued(
-      cluster,
+      q.cluster,
       store,
       [...SPIN, "--trials", "3", "--id", "twice", "--json"],
       queue,
@@ -154,12 +118,12 @@ describe("trials on queue workers", { skip }, () => {
   test("Ctrl-C on an attached run --queue stops following (with a hint), the run goes on; a second coordinator meanwhile is refused", async () => {
     const { store, queue } = await fresh();
     const args = [...SPIN, "--trials", "2", "--id", "follow"];
-    const coordinator = spawnCoordinator(cluster, store, args, queue);
+    const coordinator = spawnCoordinator(q.cluster, store, args, queue);
     try {
       const lease = await waitFor("the coordinator following", () =>
         withStore(store, (s) => s.getLease("follow")).catch(() => undefined),
       );
-      const second = await runQueued(cluster, store, [...args, "--detach", "--json"], queue);
+      const second = await runQueued(q.cluster, store, [...args, "--detach", "--json"], queue);
       assert.equal(second.code, 2, second.stderr);
       assert.match(second.stderr, /experiment_live/);
       assert.ok(second.stderr.includes(lease.holder), "the refusal names the live holder");
@@ -191,7 +155,7 @@ describe("trials on queue workers", { skip }, () => {
     const { store, queue } = await fresh();
     const file = spinExperiment("killed", { ms: 1500 });
     const r = await runQueued(
-      cluster,
+      q.cluster,
       store,
       [file, ...SPIN, "--trials", "2", "--id", "killed", "--detach", "--json"],
       queue,

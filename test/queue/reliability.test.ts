@@ -4,42 +4,16 @@
  * Postgres restart loses or doubles a trial.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { TrialSummary } from "../../src/core/trial-summary.ts";
+import { describe, test } from "node:test";
 import { runCli } from "../support/cli.ts";
 import { postgresSkip, redisSkip } from "../support/services.ts";
-import {
-  type Cluster,
-  runQueued,
-  spawnWorker,
-  startCluster,
-  stopWorkers,
-  type WorkerProcess,
-  waitFor,
-  withStore,
-} from "./cluster.ts";
+import { attemptsOf, runQueued, useCluster, waitFor, waitForTrials, withStore } from "./cluster.ts";
 
 const skip = postgresSkip() || redisSkip();
-let cluster: Cluster;
-let db = 0;
-const workers: WorkerProcess[] = [];
-
-async function fresh(): Promise<{ store: string; queue: string }> {
-  return { store: await cluster.freshStore(), queue: cluster.redis.url.replace(/\/0$/, `/${++db}`) };
-}
-function worker(store: string, queue: string, args: string[] = []): WorkerProcess {
-  const w = spawnWorker(cluster, store, ["--lock-ms", "2000", "--reconcile-ms", "1000", ...args], { queue });
-  workers.push(w);
-  return w;
-}
+const q = useCluster(skip);
+const { fresh, worker } = q;
 type SpinParams = { ms?: number; poisonSeed?: number; oomSeed?: number };
-function spinExperiment(name: string, params: SpinParams): string {
-  const file = path.join(cluster.dir, `${name}.json`);
-  fs.writeFileSync(file, JSON.stringify({ params }));
-  return file;
-}
+const spinExperiment = (name: string, params: SpinParams) => q.spinExperiment(name, params);
 const SPIN = ["--world", "spin@1", "--agent", "diligent", "--agent", "lazy", "--difficulty", "1"];
 
 async function enqueue(
@@ -51,7 +25,7 @@ async function enqueue(
   extra: string[] = [],
 ) {
   const r = await runQueued(
-    cluster,
+    q.cluster,
     store,
     [
       spinExperiment(id, params),
@@ -68,22 +42,7 @@ async function enqueue(
   );
   assert.equal(r.code, 0, r.stderr);
 }
-const complete = (store: string, id: string, planned: number) =>
-  waitFor(`${id} complete`, () =>
-    withStore(store, async (s): Promise<TrialSummary[] | undefined> => {
-      const trials = await s.listTrials(id);
-      return trials.length >= planned ? trials : undefined;
-    }).catch(() => undefined),
-  );
-const attemptsOf = (store: string, id: string) => withStore(store, (s) => s.listAttempts(id));
-
-before(async () => {
-  if (!skip) cluster = await startCluster();
-});
-after(async () => {
-  await stopWorkers(workers);
-  await cluster?.destroy();
-});
+const complete = waitForTrials;
 
 describe("queue reliability", { skip }, () => {
   test("a poison trial (its process exits) is recorded as infra_error after its attempts; the rest completes", async () => {
@@ -195,15 +154,15 @@ describe("queue reliability", { skip }, () => {
       "some trials recorded",
       async () => (await withStore(store, (s) => s.recordedTrialIds("wiped"))).size >= 2,
     );
-    await cluster.redis.kill();
-    await cluster.redis.start();
+    await q.cluster.redis.kill();
+    await q.cluster.redis.start();
     await waitFor(
       "more trials recorded",
       async () => (await withStore(store, (s) => s.recordedTrialIds("wiped"))).size >= 4,
     );
     const before = await withStore(store, (s) => s.recordedTrialIds("wiped"));
-    await cluster.redis.kill();
-    await cluster.redis.start({ empty: true });
+    await q.cluster.redis.kill();
+    await q.cluster.redis.start({ empty: true });
     const trials = await complete(store, "wiped", 8);
     assert.equal(new Set(trials.map((t) => t.trialId)).size, 8);
     const attempts = await attemptsOf(store, "wiped");
@@ -224,7 +183,7 @@ describe("queue reliability", { skip }, () => {
       "some trials recorded",
       async () => (await withStore(store, (s) => s.recordedTrialIds("pgrestart"))).size >= 2,
     );
-    await cluster.pg.restart();
+    await q.cluster.pg.restart();
     const trials = await complete(store, "pgrestart", 8);
     assert.equal(new Set(trials.map((t) => t.trialId)).size, 8);
     await withStore(store, async (s) => {
