@@ -41,8 +41,9 @@ export class DifficultyController {
   readonly down: number;
   readonly window: number;
   readonly #levels: Record<string, number[]>;
-  #level: Record<string, number> = {};
-  #recent: Record<string, number[]> = {};
+  // Maps, not records: a run of 10,000 keys has 2,000 families, looked up every draw and copied every snapshot
+  #level = new Map<string, number>();
+  #recent = new Map<string, number[]>();
   #revision = 0;
 
   constructor(opts: DifficultyOptions) {
@@ -61,7 +62,7 @@ export class DifficultyController {
         throw configError("empty_task_space", `difficulty: family ${family} has no level within bounds`);
       this.#levels[family] = levels;
       const start = opts.start ?? "min";
-      this.#level[family] =
+      const level =
         start === "min"
           ? levels[0]
           : start === "max"
@@ -70,13 +71,14 @@ export class DifficultyController {
                 (best, d) => (Math.abs(d - start) < Math.abs(best - start) ? d : best),
                 levels[0],
               );
-      this.#recent[family] = [];
+      this.#level.set(family, level);
+      this.#recent.set(family, []);
     }
   }
 
   /** The family's current difficulty. */
   level(family: string): number {
-    const l = this.#level[family];
+    const l = this.#level.get(family);
     if (l === undefined) throw configError("unknown_family", `difficulty: no family ${family}`);
     return l;
   }
@@ -87,7 +89,7 @@ export class DifficultyController {
   }
 
   levels(): Record<string, number> {
-    return { ...this.#level };
+    return Object.fromEntries(this.#level);
   }
 
   /**
@@ -97,7 +99,7 @@ export class DifficultyController {
   record(family: string, difficulty: number, score: number): DifficultyChange | undefined {
     const current = this.level(family);
     if (difficulty !== current) return undefined;
-    const recent = this.#recent[family];
+    const recent = this.#recent.get(family) as number[];
     recent.push(score);
     if (recent.length > this.window) recent.shift();
     if (recent.length < this.window) return undefined;
@@ -108,16 +110,16 @@ export class DifficultyController {
     if (passRate >= this.up && at < levels.length - 1) to = levels[at + 1];
     else if (passRate <= this.down && at > 0) to = levels[at - 1];
     if (to === current) return undefined;
-    this.#level[family] = to;
-    this.#recent[family] = [];
+    this.#level.set(family, to);
+    this.#recent.set(family, []);
     this.#revision++;
     return { family, from: current, to, passRate };
   }
 
   snapshot(): DifficultyState {
     return {
-      level: { ...this.#level },
-      recent: Object.fromEntries(Object.entries(this.#recent).map(([f, r]) => [f, r.slice()])),
+      level: Object.fromEntries(this.#level),
+      recent: recentOf(this.#recent),
     };
   }
 
@@ -128,8 +130,15 @@ export class DifficultyController {
         throw configError("bad_sampler_snapshot", `difficulty snapshot does not fit family ${family}`);
       }
     }
-    this.#level = { ...state.level };
+    this.#level = new Map(Object.entries(state.level));
     this.#revision++;
-    this.#recent = Object.fromEntries(Object.entries(state.recent).map(([f, r]) => [f, r.slice()]));
+    this.#recent = new Map(Object.entries(state.recent).map(([f, r]) => [f, r.slice()]));
   }
+}
+
+/** A copy of each family's recent results, as the snapshot's record. */
+function recentOf(recent: ReadonlyMap<string, number[]>): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const [family, r] of recent) out[family] = r.slice();
+  return out;
 }
