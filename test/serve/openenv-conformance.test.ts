@@ -11,7 +11,20 @@ import WebSocket from "ws";
 import { type RunningServer, startServer, worldTarget } from "../../src/serve/index.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
 
-type Json = Record<string, any>;
+/** A parsed JSON reply, read loosely: each property as another reply object; leaves narrowed by `str`/`list`. */
+interface Json {
+  [key: string]: Json;
+}
+/** A leaf that must be a string. */
+function str(v: unknown): string {
+  assert.equal(typeof v, "string", `expected a string, got ${JSON.stringify(v)}`);
+  return v as string;
+}
+/** A value that must be an array of reply objects. */
+function list(v: unknown): Json[] {
+  assert.ok(Array.isArray(v), `expected an array, got ${JSON.stringify(v)}`);
+  return v as Json[];
+}
 
 async function getJson(url: string): Promise<{ status: number; body: Json }> {
   const res = await fetch(url);
@@ -65,7 +78,7 @@ describe("OpenEnv conformance", () => {
     const openapi = await getJson(`${server.url}/openapi.json`);
     assert.equal(openapi.status, 200);
     assert.equal(typeof openapi.body.info?.version, "string", "openapi_version_available");
-    assert.match(openapi.body.info.version, /^1\./, "the openenv-http/1.x profile");
+    assert.match(str(openapi.body.info.version), /^1\./, "the openenv-http/1.x profile");
     const health = await getJson(`${server.url}/health`);
     assert.equal(health.status, 200);
     assert.equal(health.body.status, "healthy", "health_endpoint");
@@ -111,7 +124,7 @@ describe("OpenEnv conformance", () => {
     assert.equal(reset.data.metadata.seed, undefined);
     assert.equal(reset.data.metadata.family, "denied");
     assert.equal(reset.data.metadata.difficulty, 1);
-    const caseId = reset.data.observation.context.case_id as string;
+    const caseId = str(reset.data.observation.context.case_id);
 
     const listed = await ws.send({
       type: "mcp",
@@ -120,7 +133,7 @@ describe("OpenEnv conformance", () => {
     assert.equal(listed.type, "mcp");
     assert.equal(listed.data.jsonrpc, "2.0");
     assert.equal(listed.data.id, 1);
-    const names = (listed.data.result.tools as Json[]).map((t) => t.name);
+    const names = list(listed.data.result.tools).map((t) => str(t.name));
     assert.ok(names.includes("get_case"));
     assert.equal(typeof listed.data.result.tools[0].inputSchema, "object");
 
@@ -135,15 +148,13 @@ describe("OpenEnv conformance", () => {
     });
     assert.equal(called.data.id, "c1");
     assert.equal(called.data.result.isError, false);
-    assert.equal(JSON.parse(called.data.result.content[0].text).ok, true);
+    assert.equal(JSON.parse(str(called.data.result.content[0].text)).ok, true);
     assert.equal(called.data.result.data.case.case_id, caseId);
     assert.equal(called.data.result._meta.step_count, 1);
 
     const tools = await ws.send({ type: "step", data: { type: "list_tools" } });
     assert.equal(tools.type, "observation");
-    assert.ok(
-      (tools.data.observation.tools as Json[]).some((t) => t.name === "close_case" && t.input_schema),
-    );
+    assert.ok(list(tools.data.observation.tools).some((t) => str(t.name) === "close_case" && t.input_schema));
     assert.equal(tools.data.metadata.step_count, 1, "list_tools steps nothing");
 
     const approval = await ws.send({
@@ -185,9 +196,9 @@ describe("OpenEnv conformance", () => {
       method: "openenv/session/create",
       params: { family: "denied", difficulty: 1, seed: 4 },
     });
-    const sid = created.body.result.session_id as string;
+    const sid = str(created.body.result.session_id);
     assert.ok(sid);
-    const caseId = created.body.result.observation.context.case_id as string;
+    const caseId = str(created.body.result.observation.context.case_id);
     const call = await mcp({
       jsonrpc: "2.0",
       id: 2,
@@ -220,7 +231,7 @@ describe("OpenEnv conformance", () => {
     assert.equal(parse.status, 200);
     assert.equal(parse.body.error.code, -32700);
     const listed = await mcp({ jsonrpc: "2.0", id: 6, method: "tools/list" });
-    assert.ok((listed.body.result.tools as Json[]).length > 0);
+    assert.ok(list(listed.body.result.tools).length > 0);
 
     const closed = await mcp({
       jsonrpc: "2.0",
@@ -240,9 +251,9 @@ describe("OpenEnv conformance", () => {
     const bad = await postJson(`${server.url}/reset`, { seed: -7, difficulty: "x" });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.code, "VALIDATION_ERROR");
-    const locs = (bad.body.errors as Json[]).map((e) => e.loc.join("."));
+    const locs = list(bad.body.errors).map((e) => list(e.loc).join("."));
     assert.ok(locs.includes("reset.seed") && locs.includes("reset.difficulty"), locs.join(", "));
-    for (const e of bad.body.errors as Json[]) assert.equal(typeof e.msg, "string");
+    for (const e of list(bad.body.errors)) assert.equal(typeof e.msg, "string");
     const step = await postJson(`${server.url}/step`, {
       episode_id: any.body.metadata.episode_id,
       action: { type: "call_tool", tool_name: "get_case", arguments: { case_id: "C-0" } },
