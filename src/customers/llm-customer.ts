@@ -1,6 +1,6 @@
 import type { LlmAgentConfig } from "../agents/llm/config.ts";
-import { AimdLimiter, type LimiterPool } from "../agents/llm/limiter.ts";
-import type { ModelCaller } from "../agents/llm/model-call.ts";
+import { lazyModelCaller } from "../agents/llm/lazy-caller.ts";
+import type { LimiterPool } from "../agents/llm/limiter.ts";
 import type { FetchFn, PromptMessage } from "../agents/llm/provider.ts";
 import { Rng } from "../core/rng.ts";
 import {
@@ -40,21 +40,7 @@ const text = (role: "user" | "assistant", t: string): PromptMessage =>
 export function llmCustomer(opts: LlmCustomerOptions): CustomerSimulator {
   const { config } = opts;
   // the provider packages load at the first reply (heavy dependencies load where they are used)
-  let caller: Promise<ModelCaller> | undefined;
-  const callerOf = () => {
-    caller ??= (async () => {
-      const [{ ModelCaller }, { endpointKey, languageModel }, { nodeFetch }] = await Promise.all([
-        import("../agents/llm/model-call.ts"),
-        import("../agents/llm/provider.ts"),
-        import("../agents/llm/node-fetch.ts"),
-      ]);
-      const limiter =
-        opts.limiters?.get(endpointKey(config), config.limiter) ?? new AimdLimiter(config.limiter);
-      const fetch = opts.fetch ?? (config.httpClient === "node" ? nodeFetch : undefined);
-      return new ModelCaller(config, languageModel(config, fetch), { limiter });
-    })();
-    return caller;
-  };
+  const callerOf = lazyModelCaller(config, opts);
   const [lo, hi] = opts.delay ?? [20, 90];
   return {
     id: opts.id ?? "llm",

@@ -6,8 +6,8 @@
  */
 
 import type { LlmAgentConfig } from "../agents/llm/config.ts";
-import { AimdLimiter } from "../agents/llm/limiter.ts";
-import type { ModelCaller } from "../agents/llm/model-call.ts";
+import { lazyModelCaller } from "../agents/llm/lazy-caller.ts";
+import type { AimdLimiter } from "../agents/llm/limiter.ts";
 import type { FetchFn } from "../agents/llm/provider.ts";
 import type { TrialRecord } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
@@ -75,16 +75,8 @@ function readDirective(v: unknown): SkillDirective | undefined {
 
 export function llmInducer(config: LlmAgentConfig, options: LlmInducerOptions = {}): Inducer {
   const id = `llm:${config.provider}:${config.model}`;
-  const limiter = options.limiter ?? new AimdLimiter(config.limiter);
   // the provider packages load at the first induction, not on import
-  let caller: Promise<ModelCaller> | undefined;
-  const callerOf = () => {
-    caller ??= Promise.all([import("../agents/llm/model-call.ts"), import("../agents/llm/provider.ts")]).then(
-      ([{ ModelCaller: Caller }, { languageModel }]) =>
-        new Caller(config, languageModel(config, options.fetch), { limiter }),
-    );
-    return caller;
-  };
+  const callerOf = lazyModelCaller(config, options);
   return {
     id,
     async induce(records): Promise<Induction> {

@@ -8,13 +8,11 @@
  */
 
 import type { LlmAgentConfig } from "../agents/llm/config.ts";
-import { PROVIDERS, type ProviderKind } from "../agents/llm/config.ts";
-import { AimdLimiter, type LimiterPool } from "../agents/llm/limiter.ts";
-import { ModelCaller } from "../agents/llm/model-call.ts";
-import { nodeFetch } from "../agents/llm/node-fetch.ts";
-import { endpointKey, type FetchFn, languageModel, type PromptMessage } from "../agents/llm/provider.ts";
-import { parseLlmSpec, type SpecContext } from "../agents/llm/spec.ts";
-import { configError, errorMessage } from "../core/errors.ts";
+import { lazyModelCaller } from "../agents/llm/lazy-caller.ts";
+import type { LimiterPool } from "../agents/llm/limiter.ts";
+import type { FetchFn, PromptMessage } from "../agents/llm/provider.ts";
+import type { SpecContext } from "../agents/llm/spec.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { LayerSpec } from "../harness/variant.ts";
 import { checkRuleCode, type RuleCodeSample, samplesFromExcerpt } from "./code/check-rule-code.ts";
@@ -28,6 +26,7 @@ import {
 import { parseDesignerReply } from "./code/designer-reply.ts";
 import type { GeneratedRuleDefinition } from "./code/generated-rule.ts";
 import type { RuleCodeFailure } from "./code/rule-code-failure.ts";
+import { riggerLlmConfig } from "./llm-spec.ts";
 import type { Designer, DesignerInput, Proposal, RepairRequest } from "./types.ts";
 
 /** One model call of a designer conversation and what its checks found. */
@@ -77,9 +76,7 @@ const isSchema = (v: JsonObject) => "$schema" in v || ("type" in v && ("properti
 
 export function llmDesigner(opts: LlmDesignerOptions): LlmDesigner {
   const { config, rules } = opts;
-  const limiter = opts.limiters?.get(endpointKey(config), config.limiter) ?? new AimdLimiter(config.limiter);
-  const fetch = opts.fetch ?? (config.httpClient === "node" ? nodeFetch : undefined);
-  const caller = new ModelCaller(config, languageModel(config, fetch), { limiter });
+  const callerOf = lazyModelCaller(config, opts);
   const maxRepairRounds = opts.maxRepairRounds ?? 2;
   const maxProposals = opts.maxProposals ?? 3;
   const rounds: DesignerRound[] = [];
@@ -103,7 +100,7 @@ export function llmDesigner(opts: LlmDesignerOptions): LlmDesigner {
     const samples = samplesFor(input);
     const accepted: Proposal[] = [];
     for (let round = 0; round <= maxRepairRounds && accepted.length < maxProposals; round++) {
-      const outcome = await caller.call(
+      const outcome = await (await callerOf()).call(
         { system, messages, tools: [] },
         opts.signal ?? new AbortController().signal,
       );
@@ -161,15 +158,6 @@ export function llmDesignerFromSpec(
   spec: string,
   ctx: SpecContext & Omit<LlmDesignerOptions, "config">,
 ): LlmDesigner {
-  const rest = spec.startsWith("llm:") ? spec.slice(4) : spec;
-  const colon = rest.indexOf(":");
-  const provider = rest.slice(0, colon) as ProviderKind;
-  if (colon <= 0 || !PROVIDERS.includes(provider)) {
-    throw configError(
-      "bad_agent_spec",
-      `designer llm:${rest}: expected llm:PROVIDER:MODEL with PROVIDER one of ${PROVIDERS.join(", ")}`,
-    );
-  }
-  const config = parseLlmSpec(provider, rest.slice(colon + 1), ctx);
+  const config = riggerLlmConfig("designer", spec, ctx);
   return llmDesigner({ ...ctx, config });
 }

@@ -12,16 +12,15 @@
  */
 
 import type { LlmAgentConfig } from "../agents/llm/config.ts";
-import { PROVIDERS, type ProviderKind } from "../agents/llm/config.ts";
-import { AimdLimiter, type LimiterPool } from "../agents/llm/limiter.ts";
-import { ModelCaller } from "../agents/llm/model-call.ts";
-import { nodeFetch } from "../agents/llm/node-fetch.ts";
-import { endpointKey, type FetchFn, languageModel, type PromptMessage } from "../agents/llm/provider.ts";
-import { parseLlmSpec, type SpecContext } from "../agents/llm/spec.ts";
+import { lazyModelCaller } from "../agents/llm/lazy-caller.ts";
+import type { LimiterPool } from "../agents/llm/limiter.ts";
+import type { FetchFn, PromptMessage } from "../agents/llm/provider.ts";
+import type { SpecContext } from "../agents/llm/spec.ts";
 import type { ToolDescriptor, TrialRecord } from "../core/contracts.ts";
-import { configError, errorMessage } from "../core/errors.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import { trajectoryExcerpt } from "./designer-input.ts";
+import { riggerLlmConfig } from "./llm-spec.ts";
 import { PATTERN_DETECTORS } from "./patterns/index.ts";
 import { failed, traceSteps, violationCodes } from "./trace-steps.ts";
 import type { Axis, Diagnosis, Evidence, TrajectoryExcerpt } from "./types.ts";
@@ -292,9 +291,7 @@ const assistant = (text: string): PromptMessage => ({
 
 export function llmDiagnoser(opts: LlmDiagnoserOptions): LlmDiagnoser {
   const { config } = opts;
-  const limiter = opts.limiters?.get(endpointKey(config), config.limiter) ?? new AimdLimiter(config.limiter);
-  const fetch = opts.fetch ?? (config.httpClient === "node" ? nodeFetch : undefined);
-  const caller = new ModelCaller(config, languageModel(config, fetch), { limiter });
+  const callerOf = lazyModelCaller(config, opts);
   const id = `llm:${config.id}`;
   return {
     id,
@@ -323,7 +320,7 @@ export function llmDiagnoser(opts: LlmDiagnoserOptions): LlmDiagnoser {
         let text: string;
         let tokens = { input: 0, output: 0 };
         try {
-          const outcome = await caller.call(
+          const outcome = await (await callerOf()).call(
             { system, messages, tools: [] },
             opts.signal ?? new AbortController().signal,
           );
@@ -370,14 +367,5 @@ export function llmDiagnoserFromSpec(
   spec: string,
   ctx: SpecContext & Omit<LlmDiagnoserOptions, "config">,
 ): LlmDiagnoser {
-  const rest = spec.replace(/^(llm|both):/, "");
-  const colon = rest.indexOf(":");
-  const provider = rest.slice(0, colon) as ProviderKind;
-  if (colon <= 0 || !PROVIDERS.includes(provider)) {
-    throw configError(
-      "bad_agent_spec",
-      `diagnoser llm:${rest}: expected llm:PROVIDER:MODEL with PROVIDER one of ${PROVIDERS.join(", ")}`,
-    );
-  }
-  return llmDiagnoser({ ...ctx, config: parseLlmSpec(provider, rest.slice(colon + 1), ctx) });
+  return llmDiagnoser({ ...ctx, config: riggerLlmConfig("diagnoser", spec, ctx) });
 }

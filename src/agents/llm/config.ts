@@ -2,7 +2,7 @@
 import type { JsonObject } from "../../core/json.ts";
 import type { LimiterOptions } from "./limiter.ts";
 import type { ModelPrice } from "./prices.ts";
-import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./retry-policy.ts";
 import { DEFAULT_TEMPLATES, type PromptTemplates } from "./templates.ts";
 
 export type ProviderKind = "openai" | "anthropic" | "openai-compatible";
