@@ -16,6 +16,7 @@ import {
   parseWsMessage,
   ServeError,
   type ServeErrorCode,
+  type StepEnvelope,
   type WsClientMessage,
   type WsServerMessage,
 } from "./protocol.ts";
@@ -83,7 +84,8 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     maxPayload: deps.maxPayloadBytes,
     perMessageDeflate: false,
   });
-  const alive = new WeakMap<WebSocket, boolean>();
+  /** Whether each connection answered since the last heartbeat (a field, not a WeakMap: it is set on every message). */
+  const alive = new Map<WebSocket, { answered: boolean }>();
 
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
@@ -109,6 +111,11 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
   }
 
+  /** A step's reply, `{"type":"observation","data":...}`, serialized without building the message object. */
+  function sendObservation(ws: WebSocket, data: StepEnvelope): void {
+    if (ws.readyState === ws.OPEN) ws.send(`{"type":"observation","data":${JSON.stringify(data)}}`);
+  }
+
   function errorMessageOf(err: unknown): WsServerMessage {
     const e =
       err instanceof ServeError
@@ -118,9 +125,13 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
   }
 
   function onConnection(ws: WebSocket, viewer: Viewer): void {
-    alive.set(ws, true);
-    ws.on("pong", () => alive.set(ws, true));
+    const liveness = { answered: true };
+    alive.set(ws, liveness);
+    ws.on("pong", () => {
+      liveness.answered = true;
+    });
     ws.on("error", () => ws.terminate());
+    ws.on("close", () => alive.delete(ws));
     let session: Episode;
     try {
       session = sessions.createWs();
@@ -147,8 +158,10 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       }
     };
     const onFailure = (err: unknown) => send(ws, errorMessageOf(err));
+    const onObservation = (data: StepEnvelope) => sendObservation(ws, data);
+    const stepOpts = { viewer };
     ws.on("message", (data) => {
-      alive.set(ws, true);
+      liveness.answered = true;
       let msg: WsClientMessage | ServeError;
       try {
         msg = parseWsMessage(rawText(data), limits);
@@ -158,6 +171,14 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       // Every reply, errors included, goes through the session's queue so replies keep request order.
       // An idle session starts the operation at once (`Episode.exclusive`): the reply is sent as soon
       // as the world's step settles, with no hop through the queue.
+      if (!(msg instanceof ServeError) && msg.type === "step") {
+        // The per-step hot path: no async wrapper around the step, no reply object to serialize.
+        const action = msg.data;
+        session
+          .exclusive(sessions.clock, () => session.step(parseAction(action, "step.data"), stepOpts))
+          .then(onObservation, onFailure);
+        return;
+      }
       session.exclusive(sessions.clock, () => handle(session, viewer, msg)).then(onReply, onFailure);
     });
   }
@@ -165,7 +186,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
   async function handle(
     session: Episode,
     viewer: Viewer,
-    msg: WsClientMessage | ServeError,
+    msg: Exclude<WsClientMessage, { type: "step" }> | ServeError,
   ): Promise<WsServerMessage | null> {
     if (msg instanceof ServeError) throw msg;
     switch (msg.type) {
@@ -176,11 +197,6 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
           data: await session.reset(params, params.episode_id ?? `ep-${randomUUID()}`, viewer),
         };
       }
-      case "step":
-        return {
-          type: "observation",
-          data: await session.step(parseAction(msg.data, "step.data"), { viewer }),
-        };
       case "state":
         return { type: "state", data: session.state(viewer) };
       case "mcp":
@@ -196,12 +212,12 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
   const heartbeat =
     deps.heartbeatMs > 0
       ? setInterval(() => {
-          for (const ws of wss.clients) {
-            if (alive.get(ws) === false) {
+          for (const [ws, liveness] of alive) {
+            if (!liveness.answered) {
               ws.terminate();
               continue;
             }
-            alive.set(ws, false);
+            liveness.answered = false;
             try {
               ws.ping();
             } catch {
