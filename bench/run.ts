@@ -124,6 +124,7 @@ function padStart(s: string, n: number): string {
 }
 
 function ratioText(f: Figure): string {
+  if (f.unit === "×" && f.spread) return `(${formatRatio(f.spread[0])}–${formatRatio(f.spread[1])})`;
   if (f.ratio === undefined || f.unit === "×") return "";
   return f.baseline ? `${formatRatio(f.ratio)} of ${f.baseline.label}` : formatRatio(f.ratio);
 }

@@ -6,14 +6,19 @@
  * The limit (issue 18): one bare `ws` echo server, played by the same ping-pong client (a raw `ws`
  * socket that sends one step message and waits for one reply) as `proving serve`; the serve figure is
  * printed as a ratio to it. Rounds alternate between the two servers and the median round counts,
- * so load from other processes falls on both alike.
+ * so load from other processes falls on both alike. It runs twice: with each server in a process of
+ * its own (`proving serve` started by its CLI, as a user runs it, and as the issue measured it) and
+ * with both servers and the client in this one process, where every microsecond of the server's
+ * JavaScript counts against it (no scheduler wake-up between processes to hide it).
  *
  *   node --import tsx bench/ws-server.ts [--clients 100] [--steps 3000] [--steps-per-client 100]
  *     [--rounds 5] [--json]
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
 import type { TaskObservation } from "../src/core/contracts.ts";
 import { startServer, WsEpisodeClient, worldTarget } from "../src/serve/index.ts";
@@ -37,6 +42,8 @@ export interface EchoComparison {
   serve: ThroughputFigure;
   /** serve ÷ echo steps/s (the issue's target: ≥ 0.6). */
   ratio: number;
+  /** serve ÷ echo of each round and the echo round next to it: how far single rounds stray. */
+  roundRatios: number[];
 }
 
 export interface WsBenchResult {
@@ -46,8 +53,13 @@ export interface WsBenchResult {
   manyClients: ThroughputFigure;
   /** Server throughput as a fraction of the in-process baseline. */
   ratios: { oneClient: number; manyClients: number };
-  /** The same raw ping-pong client against a bare echo server and against `proving serve`. */
+  /** The same raw ping-pong client against a bare echo server and against `proving serve`, all in this process. */
   vsEcho: EchoComparison;
+  /**
+   * The same, with each server in a process of its own (`proving serve` started by its CLI, as a user
+   * runs it) and the client in this one: the setup of the issue's own figures.
+   */
+  vsEchoProcesses: EchoComparison;
 }
 
 export interface WsBenchOptions {
@@ -107,6 +119,44 @@ async function startEchoServer(): Promise<{ url: string; close: () => Promise<vo
   };
 }
 
+/** A server in a child process that prints `{"ws_url": ...}` as its first stdout line. */
+async function spawnServer(args: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => {
+    stderr = (stderr + String(chunk)).slice(-4000);
+  });
+  const stopOnExit = () => child.kill("SIGKILL");
+  process.once("exit", stopOnExit);
+  const stop = async () => {
+    process.off("exit", stopOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  try {
+    const lines = createInterface({ input: child.stdout! });
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no address from ${args.join(" ")} within 60 s`)),
+        60_000,
+      );
+      child.once("exit", (code) =>
+        reject(new Error(`${args.join(" ")} exited (${code}) before listening: ${stderr.trim()}`)),
+      );
+      lines.once("line", (line) => {
+        clearTimeout(timer);
+        resolve(String((JSON.parse(line) as { ws_url: string }).ws_url));
+      });
+    });
+    return { url, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
 /** The ping-pong client: one raw socket, one text message out, one reply in, in turn. */
 class PingPong {
   private waiting: ((data: string) => void) | undefined;
@@ -142,33 +192,86 @@ class PingPong {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** The same client and the same step message against a bare echo server and against `proving serve`. */
-async function compareWithEcho(serveUrl: string, steps: number, rounds: number): Promise<EchoComparison> {
-  const echoServer = await startEchoServer();
+/** The same client and the same step message against a bare echo server and against `proving serve` (both `ws://` URLs). */
+async function compareWithEcho(
+  serveWsUrl: string,
+  echoWsUrl: string,
+  steps: number,
+  rounds: number,
+): Promise<EchoComparison> {
+  const serve = await PingPong.open(serveWsUrl);
+  const echo = await PingPong.open(echoWsUrl);
   try {
-    const serve = await PingPong.open(`${serveUrl.replace(/^http/, "ws")}/ws`);
     const first = JSON.parse(
       await serve.send(JSON.stringify({ type: "reset", data: { family: FAMILY, difficulty: 1, seed: 3 } })),
     ) as { data: { observation: TaskObservation } };
     const caseId = String(first.data.observation.context.case_id);
     const step = JSON.stringify({ type: "step", data: { tool: "get_approval", args: { case_id: caseId } } });
-    const echo = await PingPong.open(echoServer.url);
     // warm up both (JIT, sockets)
     await echo.run(step, 500);
     await serve.run(step, 500);
     const echoMs: number[] = [];
     const serveMs: number[] = [];
+    // Which server goes first alternates too, so neither always follows the other.
     for (let r = 0; r < rounds; r++) {
-      echoMs.push(await echo.run(step, steps));
+      if (r % 2 === 0) echoMs.push(await echo.run(step, steps));
       serveMs.push(await serve.run(step, steps));
+      if (r % 2 === 1) echoMs.push(await echo.run(step, steps));
     }
-    echo.close();
-    serve.close();
     const e = figure(1, steps, median(echoMs));
     const s = figure(1, steps, median(serveMs));
-    return { steps, rounds, echo: e, serve: s, ratio: s.stepsPerSecond / e.stepsPerSecond };
+    return {
+      steps,
+      rounds,
+      echo: e,
+      serve: s,
+      ratio: s.stepsPerSecond / e.stepsPerSecond,
+      roundRatios: serveMs.map((ms, i) => echoMs[i] / ms),
+    };
+  } finally {
+    echo.close();
+    serve.close();
+  }
+}
+
+/** Both servers in this process, with the client. */
+async function compareInProcess(serveUrl: string, steps: number, rounds: number): Promise<EchoComparison> {
+  const echoServer = await startEchoServer();
+  try {
+    return await compareWithEcho(`${serveUrl.replace(/^http/, "ws")}/ws`, echoServer.url, steps, rounds);
   } finally {
     await echoServer.close();
+  }
+}
+
+/** Each server in its own process: `proving serve` through its CLI, the echo server from ws-echo-server.mjs. */
+async function compareAcrossProcesses(steps: number, rounds: number): Promise<EchoComparison> {
+  const file = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
+  const echo = await spawnServer([file("./ws-echo-server.mjs")]);
+  try {
+    const serve = await spawnServer([
+      "--no-node-snapshot",
+      "--import",
+      "tsx",
+      file("../src/cli/main.ts"),
+      "serve",
+      "--world",
+      deviceSupport.id,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--json",
+      "--max-steps",
+      String(Number.MAX_SAFE_INTEGER),
+    ]);
+    try {
+      return await compareWithEcho(serve.url, echo.url, steps, rounds);
+    } finally {
+      await serve.stop();
+    }
+  } finally {
+    await echo.stop();
   }
 }
 
@@ -205,7 +308,8 @@ export async function benchWsServer(opts: WsBenchOptions = {}): Promise<WsBenchR
       done.reduce((a, b) => a + b, 0),
       performance.now() - t0,
     );
-    const vsEcho = await compareWithEcho(server.url, steps, opts.rounds ?? 5);
+    const vsEcho = await compareInProcess(server.url, steps, opts.rounds ?? 5);
+    const vsEchoProcesses = await compareAcrossProcesses(steps, opts.rounds ?? 5);
     return {
       baseline: base,
       oneClient,
@@ -215,6 +319,7 @@ export async function benchWsServer(opts: WsBenchOptions = {}): Promise<WsBenchR
         manyClients: manyClients.stepsPerSecond / base.stepsPerSecond,
       },
       vsEcho,
+      vsEchoProcesses,
     };
   } finally {
     await server.close();
@@ -224,6 +329,14 @@ export async function benchWsServer(opts: WsBenchOptions = {}): Promise<WsBenchR
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function vsEchoLines(setup: string, c: EchoComparison): string[] {
+  return [
+    `same ping-pong client, ${setup}, median of ${c.rounds} alternating rounds:`,
+    `${"  bare ws echo server".padEnd(28)} ${c.echo.stepsPerSecond.toFixed(0).padStart(8)} steps/s  (the limit)`,
+    `${"  proving serve".padEnd(28)} ${c.serve.stepsPerSecond.toFixed(0).padStart(8)} steps/s  ×${c.ratio.toFixed(3)} of the echo server (single rounds ×${Math.min(...c.roundRatios).toFixed(2)}–${Math.max(...c.roundRatios).toFixed(2)})`,
+  ];
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -245,9 +358,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         line("baseline: in-process step", r.baseline),
         line("WS, 1 client", r.oneClient, r.ratios.oneClient),
         line(`WS, ${r.manyClients.clients} clients`, r.manyClients, r.ratios.manyClients),
-        `same ping-pong client, median of ${r.vsEcho.rounds} alternating rounds:`,
-        `${"  bare ws echo server".padEnd(28)} ${r.vsEcho.echo.stepsPerSecond.toFixed(0).padStart(8)} steps/s  (the limit)`,
-        `${"  proving serve".padEnd(28)} ${r.vsEcho.serve.stepsPerSecond.toFixed(0).padStart(8)} steps/s  ×${r.vsEcho.ratio.toFixed(3)} of the echo server`,
+        ...vsEchoLines("servers in their own processes (proving serve via its CLI)", r.vsEchoProcesses),
+        ...vsEchoLines("servers and client in one process", r.vsEcho),
         "",
       ].join("\n"),
     );
