@@ -38,6 +38,11 @@ export const experimentSchema = z
     budget: budgetSchema.partial().optional(),
     /** Task parameter overrides, passed to every world's generator. */
     params: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Task parameter overrides for one world only, keyed by world id as `worlds` names it
+     * (`name@version`, or a bare name: the newest version); merged over `params` for that world.
+     */
+    worldParams: z.record(z.string().min(1), z.record(z.string(), z.unknown())).optional(),
     /** Harness variants (base world + layers); see the harness docs. */
     variants: z.array(z.unknown()).optional(),
     concurrency: z.number().int().min(1).max(100_000).optional(),
@@ -58,6 +63,8 @@ export interface ExperimentConfig {
   repeats: number;
   budget: Budget;
   params?: JsonObject;
+  /** Per-world task params (key: a world id as `worlds` names it), merged over `params`. */
+  worldParams?: Record<string, JsonObject>;
   variants?: JsonValue[];
   concurrency?: number;
 }
@@ -85,6 +92,7 @@ export function parseExperiment(input: unknown, defaultAgents: string[] = []): E
     repeats: e.repeats,
     budget: { ...DEFAULT_BUDGET, ...(e.budget ?? {}) } as Budget,
     ...(e.params ? { params: e.params as JsonObject } : {}),
+    ...(e.worldParams ? { worldParams: e.worldParams as Record<string, JsonObject> } : {}),
     ...(e.variants ? { variants: e.variants as JsonValue[] } : {}),
     ...(e.concurrency !== undefined ? { concurrency: e.concurrency } : {}),
   };

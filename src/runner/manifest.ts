@@ -4,6 +4,7 @@ import { hashJson } from "../core/hash.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { Registry } from "../core/registry.ts";
 import type { ExperimentConfig } from "./experiment.ts";
+import { checkTaskParams, plannedTaskParams } from "./task-params.ts";
 
 /** A variant to plan trials for: the bare world (no `variant`) or a harnessed one. */
 export interface PlannedVariant {
@@ -51,6 +52,8 @@ export function plannedTrialCount(
 /**
  * Expands an experiment into its manifest: worlds (or variants) × families × difficulties × seeds ×
  * agents × repeats, each a planned trial with its own id. Every planned trial stays in the denominator.
+ * Each trial's spec records the task params its world plays with (`params` merged with the world's
+ * `worldParams`), checked up front against one generated task per world and family.
  */
 export function expandManifest(
   experimentId: string,
@@ -68,8 +71,15 @@ export function expandManifest(
   }
   const specs: TrialSpec[] = [];
   const budget: Budget = { ...config.budget };
+  const taskParams = plannedTaskParams(
+    config,
+    registry,
+    variants.map((v) => v.world),
+  );
+  const checked = new Set<string>();
   for (const v of variants) {
     const world = registry.world(v.world);
+    const { params, source } = taskParams.get(world.id)!;
     const families = config.families ?? world.families.map((f) => f.name);
     for (const family of families) {
       const info = world.families.find((f) => f.name === family);
@@ -85,6 +95,10 @@ export function expandManifest(
             "bad_difficulty",
             `${world.id}/${family} has no difficulty ${difficulty} (has ${info.difficulties.join(", ")})`,
           );
+        }
+        if (params && !checked.has(`${world.id}/${family}`)) {
+          checked.add(`${world.id}/${family}`);
+          checkTaskParams(world, { family, difficulty, seed: config.seed, params }, source);
         }
         for (let i = 0; i < config.trials; i++) {
           const seed = config.seed + i;
@@ -111,7 +125,7 @@ export function expandManifest(
                 difficulty,
                 seed,
                 repeat,
-                ...(config.params ? { params: config.params } : {}),
+                ...(params ? { params } : {}),
                 agent,
                 budget,
               });
