@@ -5,8 +5,16 @@ import { Kysely, SqliteDialect } from "kysely";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import { migrate } from "../store/migrations.ts";
+import type { PostgresStoreOptions } from "../store/open-postgres.ts";
 import type { StoreDatabase } from "../store/schema.ts";
-import { SQLITE_DIALECT, type StoreDialect, writeTransaction } from "../store/store-dialect.ts";
+import {
+  POSTGRES_DIALECT,
+  SQLITE_DIALECT,
+  type StoreDialect,
+  writeTransaction,
+} from "../store/store-dialect.ts";
+import { toStoreError } from "../store/store-errors.ts";
+import { isPostgresUrl } from "../store/store-url.ts";
 import { acquireWriteLock, releaseWriteLock, type WriteLock } from "../store/write-lock.ts";
 import type {
   CurriculumDatabase,
@@ -27,9 +35,26 @@ export interface CurriculumRunRow {
 type Db = Kysely<CurriculumDatabase>;
 
 /**
+ * Orders rows by text columns in code-unit order. SQL `order by` on text follows the database's
+ * collation (SQLite: binary; Postgres: the cluster's locale, which may ignore punctuation and case),
+ * so rows whose order feeds sampling are sorted here to read back the same on both dialects.
+ */
+function byText<T>(...keys: (keyof T)[]): (a: T, b: T) => number {
+  return (a, b) => {
+    for (const k of keys) {
+      const x = String(a[k]);
+      const y = String(b[k]);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}
+
+/**
  * The curriculum's part of the store: runs, episodes, sampler snapshots, evaluations, the task cache
- * and reviews. It lives in the same database as the trials (the `curriculum` migration) and writes
- * through the same process-wide write lock as the Store on that file.
+ * and reviews. It lives in the same database as the trials (the `curriculum` migration): on SQLite
+ * it writes through the same process-wide write lock as the Store on that file; on Postgres each
+ * write is one transaction (`begin` … `commit`) on a pooled connection.
  */
 export class CurriculumStore {
   readonly #db: Db;
@@ -64,13 +89,15 @@ export class CurriculumStore {
   async createRun(id: string, config: Record<string, unknown>, createdAt: string): Promise<CurriculumRunRow> {
     const existing = await this.getRun(id);
     if (existing) return existing;
+    // another process may create the same run between the read and the write: the first one wins
     await this.#write((trx) =>
       trx
         .insertInto("curriculum_runs")
         .values({ id, created_at: createdAt, config: JSON.stringify(config), status: "running" })
+        .onConflict((oc) => oc.column("id").doNothing())
         .execute(),
     );
-    return { id, createdAt, config, status: "running" };
+    return (await this.getRun(id)) ?? { id, createdAt, config, status: "running" };
   }
 
   async getRun(id: string): Promise<CurriculumRunRow | undefined> {
@@ -85,7 +112,8 @@ export class CurriculumStore {
   }
 
   async listRuns(): Promise<CurriculumRunRow[]> {
-    const rows = await this.#db.selectFrom("curriculum_runs").selectAll().orderBy("created_at").execute();
+    const rows = await this.#db.selectFrom("curriculum_runs").selectAll().execute();
+    rows.sort(byText("created_at", "id"));
     return rows.map((r) => ({
       id: r.id,
       createdAt: r.created_at,
@@ -170,15 +198,15 @@ export class CurriculumStore {
       .selectFrom("curriculum_evaluations")
       .selectAll()
       .where("run_id", "=", runId)
-      .orderBy("after_episode")
-      .orderBy("split")
       .execute();
-    return rows.map((r) => ({
-      ...r,
-      after_episode: Number(r.after_episode),
-      planned: Number(r.planned),
-      passed: Number(r.passed),
-    }));
+    return rows
+      .map((r) => ({
+        ...r,
+        after_episode: Number(r.after_episode),
+        planned: Number(r.planned),
+        passed: Number(r.passed),
+      }))
+      .sort((a, b) => a.after_episode - b.after_episode || byText<typeof a>("split")(a, b));
   }
 
   async saveTasks(rows: readonly CurriculumTasksTable[]): Promise<void> {
@@ -198,8 +226,8 @@ export class CurriculumStore {
   async tasks(runId: string, status?: string): Promise<CurriculumTasksTable[]> {
     let q = this.#db.selectFrom("curriculum_tasks").selectAll().where("run_id", "=", runId);
     if (status) q = q.where("status", "=", status);
-    const rows = await q.orderBy("created_at").orderBy("item_id").execute();
-    return rows.map((r) => ({ ...r, seed: Number(r.seed) }));
+    const rows = await q.execute();
+    return rows.map((r) => ({ ...r, seed: Number(r.seed) })).sort(byText("created_at", "item_id"));
   }
 
   async saveReview(row: CurriculumReviewsTable): Promise<void> {
@@ -214,12 +242,12 @@ export class CurriculumStore {
   }
 
   async reviews(runId: string): Promise<CurriculumReviewsTable[]> {
-    return this.#db
+    const rows = await this.#db
       .selectFrom("curriculum_reviews")
       .selectAll()
       .where("run_id", "=", runId)
-      .orderBy("item_id")
       .execute();
+    return rows.sort(byText("item_id"));
   }
 
   /**
@@ -262,7 +290,8 @@ export class CurriculumStore {
   async listVariants(opts: { status?: "accepted" | "rejected" } = {}): Promise<StoredVariant[]> {
     let q = this.#db.selectFrom("curriculum_variants").selectAll();
     if (opts.status) q = q.where("status", "=", opts.status);
-    const rows = await q.orderBy("created_at").orderBy("variant_id").execute();
+    const rows = await q.execute();
+    rows.sort(byText("created_at", "variant_id"));
     return rows.map((r) => ({
       variantId: r.variant_id,
       variant: JSON.parse(r.variant) as JsonValue,
@@ -291,11 +320,24 @@ export async function requireRun(store: CurriculumStore, id: string): Promise<Cu
   return run;
 }
 
+export interface CurriculumStoreOptions extends PostgresStoreOptions {
+  /** SQLite: how long a statement waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
 /**
- * Opens the curriculum tables of the SQLite store at `path` (migrating it like `openStore` does). Use
- * beside a Store on the same file: writes share its process-wide write lock.
+ * Opens the curriculum tables of the store at `location` (migrating it like `openStore` does): a
+ * SQLite file path, or a `postgres://` / `postgresql://` URL (the same `--store` value every command
+ * takes; `pg` loads only then). Use beside a Store on the same location: on SQLite, writes share its
+ * process-wide write lock; on Postgres, each write is its own transaction.
  */
-export async function openCurriculumStore(path: string, busyTimeoutMs = 5000): Promise<CurriculumStore> {
+export async function openCurriculumStore(
+  location: string,
+  opts: CurriculumStoreOptions = {},
+): Promise<CurriculumStore> {
+  if (isPostgresUrl(location)) return openPostgresCurriculumStore(location, opts);
+  const path = location;
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   let database: Database.Database | undefined;
   try {
     if (path !== ":memory:" && path !== "") mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -329,4 +371,19 @@ export async function openCurriculumStore(path: string, busyTimeoutMs = 5000): P
     ...(writeLock ? { writeLock } : {}),
     ...(key ? { onClose: () => releaseWriteLock(key) } : {}),
   });
+}
+
+async function openPostgresCurriculumStore(
+  url: string,
+  opts: PostgresStoreOptions,
+): Promise<CurriculumStore> {
+  const { connectPostgres } = await import("../store/open-postgres.ts");
+  const db = await connectPostgres<CurriculumDatabase>(url, opts);
+  try {
+    await migrate(db as unknown as Kysely<StoreDatabase>, POSTGRES_DIALECT);
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw toStoreError("migrate", err);
+  }
+  return new CurriculumStore(db, POSTGRES_DIALECT);
 }

@@ -15,7 +15,7 @@ export {
 export { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
 export type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
 export { MIGRATIONS, migrate, STORE_SCHEMA_VERSION, type StoreMigration } from "./migrations.ts";
-export { openPostgresStore, type PostgresStoreOptions } from "./open-postgres.ts";
+export { connectPostgres, openPostgresStore, type PostgresStoreOptions } from "./open-postgres.ts";
 export { createStore, DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";
 export type { StoreDatabase } from "./schema.ts";
 export {

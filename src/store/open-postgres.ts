@@ -15,13 +15,14 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * Opens the store in the Postgres database at `url` (`postgres://user:pass@host:port/db`) on the
- * same kysely schema and queries as SQLite, and migrates it. `pg` loads only here. Many processes
- * (a coordinator and its workers) may open the same database: migrations take an advisory lock.
- * A connection the server drops (a restart) fails the statement using it with `store_failed`; the
- * pool reconnects for the next one.
+ * Connects a kysely instance to the Postgres database at `url` (`pg` loads only here), checking one
+ * connection works; `store_open_failed` otherwise. No migration: callers run `migrate` (or use
+ * `openPostgresStore`). The curriculum's store (`openCurriculumStore`) opens its tables through this too.
  */
-export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
+export async function connectPostgres<DB = StoreDatabase>(
+  url: string,
+  opts: PostgresStoreOptions = {},
+): Promise<Kysely<DB>> {
   let pool: import("pg").Pool;
   try {
     const pg = await import("pg");
@@ -46,7 +47,18 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       },
     );
   }
-  const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Opens the store in the Postgres database at `url` (`postgres://user:pass@host:port/db`) on the
+ * same kysely schema and queries as SQLite, and migrates it. `pg` loads only here. Many processes
+ * (a coordinator and its workers) may open the same database: migrations take an advisory lock.
+ * A connection the server drops (a restart) fails the statement using it with `store_failed`; the
+ * pool reconnects for the next one.
+ */
+export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
+  const db = await connectPostgres(url, opts);
   const storeOpts: KyselyStoreOptions = {};
   return createStore(db, POSTGRES_DIALECT, storeOpts);
 }

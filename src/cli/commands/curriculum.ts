@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import readline from "node:readline";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
@@ -37,6 +38,7 @@ import { curriculumSection } from "../../report/html/curriculum-section.ts";
 import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
+import { isPostgresUrl } from "../../store/store-url.ts";
 import { collect, intOption, printJson, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 
@@ -74,15 +76,14 @@ export function readSplitFlag(file: string): SplitFile {
   return parseSplitFile(text, file);
 }
 
-/** The store path of the curriculum tables: SQLite only for now. */
-function sqlitePath(opt: string | undefined): string {
+/**
+ * The store of the curriculum tables, as `--store` names it: a SQLite file (resolved) or a
+ * `postgres://` URL. `mustExist`: a missing SQLite file is `no_store`, not a new empty store.
+ */
+function curriculumStorePath(opt: string | undefined, mustExist = false): string {
   const location = storePath(opt);
-  if (/^postgres(ql)?:\/\//.test(location)) {
-    throw configError(
-      "bad_flag",
-      "curriculum runs keep their history in a SQLite store for now; pass --store FILE",
-    );
-  }
+  if (mustExist && !isPostgresUrl(location) && !fs.existsSync(location))
+    throw configError("no_store", `no store at ${location} (pass --store PATH)`);
   return location;
 }
 
@@ -189,11 +190,14 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     )
     .option("--max-steps <n>", "step budget per trial", intOption("--max-steps"))
     .option("--timeout-ms <n>", "wall-clock budget per trial", intOption("--timeout-ms"))
-    .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
+    .option(
+      "--store <path>",
+      "SQLite file or postgres:// URL (default .proving/proving.db, or $PROVING_STORE)",
+    )
     .option("--json", "print the run as one JSON document")
     .action(async (flags: CurriculumFlags) => {
       const gym = await gymSource();
-      const file = sqlitePath(flags.store);
+      const file = curriculumStorePath(flags.store);
       const history = await openCurriculumStore(file);
       const interrupt = interruptOnSignals();
       try {
@@ -288,11 +292,11 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     .option("--approve <id>", "approve an item (repeatable)", collect)
     .option("--reject <id>", "reject an item (repeatable)", collect)
     .option("--note <text>", "the note recorded with --approve/--reject")
-    .option("--store <path>", "SQLite store")
+    .option("--store <path>", "SQLite file or postgres:// URL")
     .option("--json", "print the items (and decisions) as JSON")
     .action(async (flags: ReviewFlags) => {
       const gym = await gymSource();
-      const file = sqlitePath(flags.store);
+      const file = curriculumStorePath(flags.store);
       const history = await openCurriculumStore(file);
       try {
         const out = await reviewCommand(flags, gym, history);
@@ -314,17 +318,19 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
       "episodes per window (round) of the charts and checks (default 25)",
       intOption("--window"),
     )
-    .option("--store <path>", "SQLite store")
+    .option("--store <path>", "SQLite file or postgres:// URL")
     .option("--json", "print {path, bytes, health} as JSON")
     .action(
       async (name: string, flags: { out?: string; window?: number; store?: string; json?: boolean }) => {
-        const file = sqlitePath(flags.store);
-        if (!fs.existsSync(file)) throw configError("no_store", `no store at ${file} (pass --store PATH)`);
+        const file = curriculumStorePath(flags.store, true);
         const history = await openCurriculumStore(file);
         try {
           const result = await readCurriculum(history, name);
           const opts = flags.window !== undefined ? { window: flags.window } : {};
-          const out = flags.out ?? defaultReportPath(file, name);
+          // beside a SQLite file; under the working directory for a Postgres store
+          const out =
+            flags.out ??
+            (isPostgresUrl(file) ? path.resolve("reports", `${name}.html`) : defaultReportPath(file, name));
           const written = await withStore(file, "read", (store) =>
             writeHtmlReport(store, name, out, { sections: [curriculumSection(result, opts)] }),
           );
@@ -344,11 +350,10 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     .command("show")
     .description("print a stored curriculum run's summary (the same document as `curriculum run --json`)")
     .argument("<name>", "curriculum run id")
-    .option("--store <path>", "SQLite store")
+    .option("--store <path>", "SQLite file or postgres:// URL")
     .option("--json", "print one JSON document")
     .action(async (name: string, flags: { store?: string; json?: boolean }) => {
-      const file = sqlitePath(flags.store);
-      if (!fs.existsSync(file)) throw configError("no_store", `no store at ${file} (pass --store PATH)`);
+      const file = curriculumStorePath(flags.store, true);
       const history = await openCurriculumStore(file);
       try {
         const result = await readCurriculum(history, name);
