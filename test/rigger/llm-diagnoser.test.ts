@@ -27,24 +27,10 @@ import type { Rollouts } from "../../src/rigger/rollouts.ts";
 import { templateDesigner } from "../../src/rigger/template-designer.ts";
 import type { Diagnosis } from "../../src/rigger/types.ts";
 import { parseJson, runCli } from "../support/cli.ts";
-import { err, fakeRecord, gym, ok, plantedAgent, rolloutsFor } from "./support.ts";
+import { err, fakeRecord, gym, ok, plantedAgent, rolloutsFor, shownTrials } from "./support.ts";
 
 const WORLD = "device-support@1";
 const tools = gym.world(WORLD).create().spec.tools;
-
-/** The shown trials as the model reads them: `## Trial ID: outcome` headers, `index. tool args -> answer` lines. */
-function shownTrials(prompt: string) {
-  const trials: { id: string; outcome: string; steps: { index: number; tool: string; answer: string }[] }[] =
-    [];
-  for (const line of prompt.split("\n")) {
-    const head = /^## Trial (\S+): (\w+)/.exec(line);
-    if (head) trials.push({ id: head[1], outcome: head[2], steps: [] });
-    const step = /^(\d+)\. (\S+) .* -> (.*)$/.exec(line);
-    if (step && trials.length)
-      trials[trials.length - 1].steps.push({ index: Number(step[1]), tool: step[2], answer: step[3] });
-  }
-  return trials;
-}
 
 /**
  * A diagnosing model that reads the trials: a failed trial whose create_replacement call got an error

@@ -130,3 +130,17 @@ export const TIMEOUT_ONCE_RULE = `export function filterAction(action: Action, s
   if (refused < 1) return blocked("upstream timed out", { code: "timeout", retryable: true });
   return action;
 }`;
+
+/** The shown trials as the model reads them: `## Trial ID: outcome` headers, `index. tool args -> answer` lines. */
+export function shownTrials(prompt: string) {
+  const trials: { id: string; outcome: string; steps: { index: number; tool: string; answer: string }[] }[] =
+    [];
+  for (const line of prompt.split("\n")) {
+    const head = /^## Trial (\S+): (\w+)/.exec(line);
+    if (head) trials.push({ id: head[1], outcome: head[2], steps: [] });
+    const step = /^(\d+)\. (\S+) .* -> (.*)$/.exec(line);
+    if (step && trials.length)
+      trials[trials.length - 1].steps.push({ index: Number(step[1]), tool: step[2], answer: step[3] });
+  }
+  return trials;
+}

@@ -155,18 +155,32 @@ export function rigJson(r: RigResult) {
   };
 }
 
+/** Model-written text for a terminal: control characters (ANSI escapes, newlines) shown as `\uXXXX` escapes. */
+const inert = (text: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: neutralising control characters is the point
+  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 function renderRig(r: RigResult): string {
   const lines = [`rig ${r.id} on ${r.world}: baseline ${r.baseline.passed}/${r.baseline.trials} passed`];
   const l = r.llmDiagnosis;
   if (l) {
     lines.push(
-      `llm diagnosis ${l.diagnoser}: ${l.status}${l.error ? ` (${l.error})` : ""}; ${l.diagnoses.length} kept`,
+      `llm diagnosis ${l.diagnoser}: ${l.status}${l.error ? ` (${inert(l.error)})` : ""}; ${l.diagnoses.length} kept, ${l.dropped.length} dropped`,
     );
+    for (const d of l.diagnoses)
+      lines.push(
+        `  kept ${inert(d.pattern)} [${d.axis}] ${inert(d.summary ?? "")}; evidence ${d.evidence.map((e) => `${inert(e.trialId)}@${e.steps.join("/")}`).join(", ")}`,
+      );
     for (const x of l.dropped)
-      lines.push(`  dropped ${x.pattern || "?"}${x.evidence ? ` ${x.evidence.trialId}` : ""}: ${x.reason}`);
+      lines.push(
+        `  dropped ${inert(x.pattern) || "?"}${x.evidence ? ` ${inert(x.evidence.trialId)}` : ""}: ${inert(x.reason)}`,
+      );
   }
   for (const d of r.diagnoses) {
-    lines.push(`diagnosis ${d.pattern} [${d.axis}] ${d.summary ?? ""}`);
+    const from = Array.isArray(d.facts?.diagnosers)
+      ? ` (from ${d.facts.diagnosers.map(String).join(" + ")})`
+      : "";
+    lines.push(`diagnosis ${inert(d.pattern)} [${d.axis}] ${inert(d.summary ?? "")}${from}`);
     lines.push(`  families ${d.families.join(", ")}; violations ${d.violations.join(", ") || "-"}`);
     lines.push(`  evidence ${d.evidence.map((e) => `${e.trialId}@${e.steps.join("/")}`).join(", ")}`);
   }
