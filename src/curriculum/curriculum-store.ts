@@ -34,6 +34,9 @@ export interface CurriculumRunRow {
 
 type Db = Kysely<CurriculumDatabase>;
 
+/** The largest value of an `integer` column (Postgres checks bounds; SQLite does not). */
+const MAX_INT32 = 2 ** 31 - 1;
+
 /**
  * Orders rows by text columns in code-unit order. SQL `order by` on text follows the database's
  * collation (SQLite: binary; Postgres: the cluster's locale, which may ignore punctuation and case),
@@ -171,13 +174,11 @@ export class CurriculumStore {
     runId: string,
     episode: number,
   ): Promise<{ afterEpisode: number; snapshot: unknown } | undefined> {
-    const row = await this.#db
-      .selectFrom("curriculum_snapshots")
-      .selectAll()
-      .where("run_id", "=", runId)
-      .where("after_episode", "<=", episode)
-      .orderBy("after_episode", "desc")
-      .executeTakeFirst();
+    let q = this.#db.selectFrom("curriculum_snapshots").selectAll().where("run_id", "=", runId);
+    // `after_episode` is a 32-bit integer: Postgres rejects a larger bound (`Number.MAX_SAFE_INTEGER`
+    // for "the latest"); every stored episode is at or before it anyway
+    if (episode < MAX_INT32) q = q.where("after_episode", "<=", episode);
+    const row = await q.orderBy("after_episode", "desc").executeTakeFirst();
     return row ? { afterEpisode: Number(row.after_episode), snapshot: JSON.parse(row.snapshot) } : undefined;
   }
 
