@@ -13,34 +13,32 @@ import type {
   Observation,
   TrialRecordSummary,
 } from "../../core/contracts.ts";
-import { configError, ProvingError } from "../../core/errors.ts";
-import type { ResolvedAgent } from "../resolve.ts";
-import { EpisodeTraces } from "./episode-traces.ts";
+import { ProvingError } from "../../core/errors.ts";
 import { CMD_JSONL_PROTOCOL, type GymLine } from "./jsonl-protocol.ts";
 import {
   cleanUpProgram,
+  describeExit,
   type Program,
+  type ProgramExit,
   type ProgramOptions,
-  programSettings,
   startProgram,
+  stopProgram,
+  watchExit,
 } from "./program.ts";
-import { chooseSandbox } from "./sandbox.ts";
+import { programAgent, programAgentResolver, type ResolveProgramAgent } from "./program-agent.ts";
 
 export interface CmdJsonlAgentOptions extends ProgramOptions {
   /** How long the child may take to exit after `end` before SIGTERM (default 2000 ms). */
   graceMs?: number;
 }
 
-const STDERR_TAIL = 2000;
-
 class CmdJsonlSession implements AgentSession {
   private readonly child: ChildProcess;
   private readonly program: Program;
   private readonly lines: string[] = [];
   private waiting: { resolve: (line: string) => void; reject: (err: Error) => void } | undefined;
-  private exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  private spawnError: Error | undefined;
-  private stderr = "";
+  /** How the program ended (a failed start wins over the close that follows it), once it has. */
+  private exit: ProgramExit | undefined;
   private readonly exitPromise: Promise<void>;
 
   constructor(
@@ -56,10 +54,6 @@ class CmdJsonlSession implements AgentSession {
     this.child.stdin?.on("error", () => {
       // EPIPE when the child is gone: reported through its exit
     });
-    this.child.stderr?.setEncoding("utf8");
-    this.child.stderr?.on("data", (chunk: string) => {
-      this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
-    });
     const rl = createInterface({ input: this.child.stdout! });
     rl.on("line", (line) => {
       if (line.trim() === "") return;
@@ -69,34 +63,24 @@ class CmdJsonlSession implements AgentSession {
         w.resolve(line);
       } else this.lines.push(line);
     });
-    this.exitPromise = new Promise<void>((resolve) => {
-      this.child.on("error", (err) => {
-        this.spawnError = err;
-        this.fail();
-        resolve();
-      });
-      this.child.on("close", (code, signal) => {
-        this.exited = { code, signal };
-        this.fail();
-        resolve();
-      });
+    this.exitPromise = watchExit(this.child, (exit) => {
+      if (this.exit === undefined || "error" in exit) this.exit = exit;
+      this.fail();
     });
   }
 
-  private describeExit(): string {
-    if (this.spawnError) return `could not start \`${this.options.command}\`: ${this.spawnError.message}`;
-    const how = this.exited?.signal
-      ? `was killed by ${this.exited.signal}`
-      : `exited with code ${this.exited?.code}`;
-    const tail = this.stderr.trim();
-    return `\`${this.options.command}\` ${how} before answering${tail ? `; stderr: ${tail.slice(-500)}` : ""}`;
+  private exitedError(exit: ProgramExit): ProvingError {
+    return new ProvingError(
+      "agent_exited",
+      describeExit(this.options.command, exit, this.program.stderrTail(), "before answering"),
+    );
   }
 
   private fail(): void {
-    if (this.waiting) {
+    if (this.waiting && this.exit) {
       const w = this.waiting;
       this.waiting = undefined;
-      w.reject(new ProvingError("agent_exited", this.describeExit()));
+      w.reject(this.exitedError(this.exit));
     }
   }
 
@@ -107,9 +91,7 @@ class CmdJsonlSession implements AgentSession {
   private nextLine(): Promise<string> {
     const buffered = this.lines.shift();
     if (buffered !== undefined) return Promise.resolve(buffered);
-    if (this.exited || this.spawnError) {
-      return Promise.reject(new ProvingError("agent_exited", this.describeExit()));
-    }
+    if (this.exit) return Promise.reject(this.exitedError(this.exit));
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
     });
@@ -151,79 +133,18 @@ class CmdJsonlSession implements AgentSession {
       ...(record.verdict ? { verdict: record.verdict } : {}),
     });
     this.child.stdin?.end();
-    if (this.exited || this.spawnError) return;
-    const grace = this.options.graceMs ?? 2000;
-    const timedOut = await Promise.race([
-      this.exitPromise.then(() => false),
-      new Promise<boolean>((r) => setTimeout(() => r(true), grace).unref()),
-    ]);
-    if (!timedOut) return;
-    this.kill("SIGTERM");
-    const stillRunning = await Promise.race([
-      this.exitPromise.then(() => false),
-      new Promise<boolean>((r) => setTimeout(() => r(true), 1000).unref()),
-    ]);
-    if (stillRunning) this.kill("SIGKILL");
-  }
-
-  /** Signals the child's process group (the shell and what it started), by the child's pid. */
-  private kill(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      if (process.platform !== "win32") process.kill(-pid, signal);
-      else this.child.kill(signal);
-    } catch {
-      // already gone
-    }
+    if (this.exit) return;
+    await stopProgram(this.child, this.exitPromise, this.options.graceMs ?? 2000);
   }
 }
 
 export function createCmdJsonlAgent(options: CmdJsonlAgentOptions): Agent {
-  const withTraces = { ...options, traces: options.traces ?? new EpisodeTraces() };
-  return {
-    id: `cmd-jsonl:${options.command}`,
-    start: (episode) => new CmdJsonlSession(withTraces, episode),
-  };
+  return programAgent("cmd-jsonl", options, (o, episode) => new CmdJsonlSession(o, episode));
 }
 
-/**
- * `cmd-jsonl:COMMAND` → an agent that runs COMMAND (through the shell) once per episode: sandboxed
- * with bwrap where available (`PROVING_AGENT_SANDBOX`), an allowlisted environment (`PROVING_AGENT_ENV`
- * adds names), an empty private working directory (see `startProgram`).
- */
-export function resolveCmdJsonlAgent(
-  rest: string,
-  spec: string,
-  cwd: string,
-  baseEnv?: Readonly<Record<string, string | undefined>>,
-): ResolvedAgent {
-  const command = rest.trim();
-  if (command === "")
-    throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd-jsonl:"python my_agent.py"`);
-  const settings = programSettings(baseEnv ?? {});
-  const bwrap = chooseSandbox(settings.sandbox, (baseEnv ?? process.env).PATH, spec);
-  const agent = createCmdJsonlAgent({
-    command,
-    cwd,
-    ...(baseEnv ? { baseEnv } : {}),
-    passEnv: settings.passEnv,
-    readOnly: settings.readOnly,
-    ...(bwrap ? { bwrap } : {}),
-  });
-  return {
-    ref: {
-      id: agent.id,
-      kind: "cmd-jsonl",
-      spec,
-      config: {
-        command,
-        cwd,
-        protocol: CMD_JSONL_PROTOCOL,
-        sandbox: bwrap ? "bwrap" : "none",
-        passEnv: settings.passEnv,
-      },
-    },
-    forWorld: () => agent,
-  };
-}
+/** `cmd-jsonl:COMMAND` → an agent that runs COMMAND once per episode, set up as `resolveProgramAgent` says. */
+export const resolveCmdJsonlAgent: ResolveProgramAgent = programAgentResolver({
+  prefix: "cmd-jsonl",
+  protocol: CMD_JSONL_PROTOCOL,
+  create: createCmdJsonlAgent,
+});

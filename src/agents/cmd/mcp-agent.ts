@@ -15,22 +15,23 @@ import type {
   Observation,
   TrialRecordSummary,
 } from "../../core/contracts.ts";
-import { configError } from "../../core/errors.ts";
 import { McpBridge } from "../../mcp/bridge.ts";
 import { type McpHttpServer, serveMcpHttp } from "../../mcp/http.ts";
 import { createMcpServer } from "../../mcp/server.ts";
 import { TrialEnd } from "../../runner/outcome.ts";
-import type { ResolvedAgent } from "../resolve.ts";
-import { EpisodeTraces } from "./episode-traces.ts";
 import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
 import {
   cleanUpProgram,
+  describeExit,
   type Program,
   type ProgramOptions,
-  programSettings,
+  signalGroup,
   startProgram,
+  stopProgram,
+  wait,
+  watchExit,
 } from "./program.ts";
-import { chooseSandbox } from "./sandbox.ts";
+import { programAgent, programAgentResolver, type ResolveProgramAgent } from "./program-agent.ts";
 
 export interface CmdAgentOptions extends ProgramOptions {
   /** How long the child may take to exit once the trial has ended, before SIGTERM (default 2000 ms). */
@@ -39,16 +40,11 @@ export interface CmdAgentOptions extends ProgramOptions {
   onSpawn?: (info: { pid: number | undefined; url: string; episodeId: string; sandboxed: boolean }) => void;
 }
 
-const STDERR_TAIL = 2000;
-
-const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
 class CmdMcpSession implements AgentSession {
   private child: ChildProcess | undefined;
   private program: Program | undefined;
   private exited = false;
   private exitPromise: Promise<void> = Promise.resolve();
-  private stderr = "";
   private ended = false;
 
   private constructor(
@@ -99,31 +95,16 @@ class CmdMcpSession implements AgentSession {
     }
     this.child = child;
     child.stdout?.resume(); // drained, ignored
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => {
-      this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
-    });
-    this.exitPromise = new Promise<void>((resolve) => {
-      child.on("error", (err) => {
-        this.exited = true;
-        this.bridge.disconnect(`could not start \`${command}\`: ${err.message}`);
-        resolve();
-      });
-      child.on("close", (code, signal) => {
-        this.exited = true;
-        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        const tail = this.stderr.trim();
-        this.bridge.disconnect(
-          `\`${command}\` ${how} before the episode ended${tail ? `; stderr: ${tail.slice(-500)}` : ""}`,
-        );
-        resolve();
-      });
+    const program = this.program;
+    this.exitPromise = watchExit(child, (exit) => {
+      this.exited = true;
+      this.bridge.disconnect(describeExit(command, exit, program.stderrTail(), "before the episode ended"));
     });
     this.options.onSpawn?.({
       pid: child.pid,
       url: this.server.url,
       episodeId: episode.episodeId,
-      sandboxed: this.program.sandboxed,
+      sandboxed: program.sandboxed,
     });
   }
 
@@ -137,37 +118,13 @@ class CmdMcpSession implements AgentSession {
     try {
       // answers the call in flight (the terminal one gets the verdict) and every later call
       await this.inner.end?.(record);
-      if (this.child && !this.exited) {
-        const timedOut = await Promise.race([
-          this.exitPromise.then(() => false),
-          wait(this.options.graceMs ?? 2000).then(() => true),
-        ]);
-        if (timedOut) {
-          this.kill("SIGTERM");
-          const still = await Promise.race([this.exitPromise.then(() => false), wait(1000).then(() => true)]);
-          if (still) this.kill("SIGKILL");
-          await Promise.race([this.exitPromise, wait(1000)]);
-        }
-      }
+      if (this.child && !this.exited)
+        await stopProgram(this.child, this.exitPromise, this.options.graceMs ?? 2000);
       // whatever the shell left behind in the group; then give the kernel a moment to take it down
-      if (this.kill("SIGKILL")) await this.groupGone(1000);
+      if (this.child && signalGroup(this.child, "SIGKILL")) await this.groupGone(1000);
     } finally {
       if (this.program) await cleanUpProgram(this.program);
       await this.server.close();
-    }
-  }
-
-  /** Signals the child's process group (the shell and what it started), by the child's pid; false if none is left. */
-  private kill(signal: NodeJS.Signals): boolean {
-    const pid = this.child?.pid;
-    if (pid === undefined) return false;
-    try {
-      if (process.platform !== "win32") process.kill(-pid, signal);
-      else if (!this.exited) this.child?.kill(signal);
-      else return false;
-      return true;
-    } catch {
-      return false; // already gone
     }
   }
 
@@ -192,46 +149,12 @@ class CmdMcpSession implements AgentSession {
 
 /** An agent that runs `options.command` once per episode and lets it act through MCP. */
 export function createCmdAgent(options: CmdAgentOptions): Agent {
-  const withTraces = { ...options, traces: options.traces ?? new EpisodeTraces() };
-  return {
-    id: `cmd:${options.command}`,
-    start: (episode) => CmdMcpSession.start(withTraces, episode),
-  };
+  return programAgent("cmd", options, (o, episode) => CmdMcpSession.start(o, episode));
 }
 
-/** `cmd:COMMAND` → an agent that runs COMMAND (through the shell) once per episode, acting over MCP. */
-export function resolveCmdAgent(
-  rest: string,
-  spec: string,
-  cwd: string,
-  baseEnv?: Readonly<Record<string, string | undefined>>,
-): ResolvedAgent {
-  const command = rest.trim();
-  if (command === "")
-    throw configError("bad_agent_spec", `${spec}: give a command, e.g. cmd:"python my_agent.py"`);
-  const settings = programSettings(baseEnv ?? {});
-  const bwrap = chooseSandbox(settings.sandbox, (baseEnv ?? process.env).PATH, spec);
-  const agent = createCmdAgent({
-    command,
-    cwd,
-    ...(baseEnv ? { baseEnv } : {}),
-    passEnv: settings.passEnv,
-    readOnly: settings.readOnly,
-    ...(bwrap ? { bwrap } : {}),
-  });
-  return {
-    ref: {
-      id: agent.id,
-      kind: "cmd",
-      spec,
-      config: {
-        command,
-        cwd,
-        protocol: CMD_MCP_PROTOCOL,
-        sandbox: bwrap ? "bwrap" : "none",
-        passEnv: settings.passEnv,
-      },
-    },
-    forWorld: () => agent,
-  };
-}
+/** `cmd:COMMAND` → an agent that runs COMMAND once per episode, acting over MCP, set up as `resolveProgramAgent` says. */
+export const resolveCmdAgent: ResolveProgramAgent = programAgentResolver({
+  prefix: "cmd",
+  protocol: CMD_MCP_PROTOCOL,
+  create: createCmdAgent,
+});

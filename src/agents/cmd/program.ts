@@ -3,7 +3,7 @@ import type { EpisodeInfo } from "../../core/contracts.ts";
 import { agentEnvironment, episodeEnv } from "./child-env.ts";
 import type { EpisodeTraces } from "./episode-traces.ts";
 import { absolutizeCommand, PrivateDir } from "./private-dir.ts";
-import { killEpisodeProcesses, type SandboxMode, sandboxCommand } from "./sandbox.ts";
+import { killEpisodeProcesses, sandboxCommand } from "./sandbox.ts";
 
 /** How an external agent program is confined (shared by `cmd:` and `cmd-jsonl:`). */
 export interface ProgramOptions {
@@ -31,7 +31,12 @@ export interface Program {
   sandboxed: boolean;
   episodeId: string;
   traces?: EpisodeTraces;
+  /** The last `STDERR_TAIL` characters the program wrote to stderr (when stderr is piped). */
+  stderrTail: () => string;
 }
+
+/** How much of a program's stderr is kept, for the message of its exit. */
+const STDERR_TAIL = 2000;
 
 /**
  * Starts `options.command` for one episode: in an empty private working directory (also its HOME
@@ -75,13 +80,85 @@ export function startProgram(
     dir.remove();
     throw err;
   }
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL);
+  });
   return {
     child,
     dir,
     sandboxed: run.sandboxed,
     episodeId: episode.episodeId,
     ...(options.traces ? { traces: options.traces } : {}),
+    stderrTail: () => stderr,
   };
+}
+
+/** How a program's process ended: it could not be started (`error`), or it exited or was killed. */
+export type ProgramExit = { error: Error } | { code: number | null; signal: NodeJS.Signals | null };
+
+/**
+ * Calls `onExit` (synchronously) on each of the child's `error` and `close` events; the promise
+ * resolves at the first of them.
+ */
+export function watchExit(child: ChildProcess, onExit: (exit: ProgramExit) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    child.on("error", (error) => {
+      onExit({ error });
+      resolve();
+    });
+    child.on("close", (code, signal) => {
+      onExit({ code, signal });
+      resolve();
+    });
+  });
+}
+
+/** What the program did, for its error: could not start, or exited/was killed `when`, with its stderr's tail. */
+export function describeExit(command: string, exit: ProgramExit, stderr: string, when: string): string {
+  if ("error" in exit) return `could not start \`${command}\`: ${exit.error.message}`;
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  const tail = stderr.trim();
+  return `\`${command}\` ${how} ${when}${tail ? `; stderr: ${tail.slice(-500)}` : ""}`;
+}
+
+/** Resolves after `ms` without keeping the process alive. */
+export const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/**
+ * Signals the child's process group (the shell and what it started), by the child's pid; false if
+ * there is none to signal (no pid, already gone; on Windows, the child itself once it has exited).
+ */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
+  const pid = child.pid;
+  if (pid === undefined) return false;
+  try {
+    if (process.platform !== "win32") process.kill(-pid, signal);
+    else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    else return false;
+    return true;
+  } catch {
+    return false; // already gone
+  }
+}
+
+/**
+ * Once the trial has ended: gives the program `graceMs` to exit (`exited` resolves when it has), then
+ * SIGTERMs its group, SIGKILLs it 1 s later if it still runs, and waits up to 1 s more for the exit.
+ */
+export async function stopProgram(
+  child: ChildProcess,
+  exited: Promise<void>,
+  graceMs: number,
+): Promise<void> {
+  const timedOut = await Promise.race([exited.then(() => false), wait(graceMs).then(() => true)]);
+  if (!timedOut) return;
+  signalGroup(child, "SIGTERM");
+  const still = await Promise.race([exited.then(() => false), wait(1000).then(() => true)]);
+  if (!still) return;
+  signalGroup(child, "SIGKILL");
+  await Promise.race([exited, wait(1000)]);
 }
 
 /**
@@ -90,14 +167,7 @@ export function startProgram(
  * before it execs) can be missed by one look.
  */
 export async function cleanUpProgram(program: Program): Promise<void> {
-  const pid = program.child.pid;
-  if (pid !== undefined && process.platform !== "win32") {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  if (process.platform !== "win32") signalGroup(program.child, "SIGKILL");
   for (let pass = 0; pass < 6; pass++) {
     const killed = killEpisodeProcesses(program.episodeId, program.dir.path);
     if (killed === 0 && pass >= 2) break;
@@ -105,30 +175,4 @@ export async function cleanUpProgram(program: Program): Promise<void> {
   }
   program.dir.remove();
   program.traces?.ended({ episodeId: program.episodeId, dir: program.dir.path });
-}
-
-/** The `cmd:`/`cmd-jsonl:` options every resolver reads from the gym's environment. */
-export interface ProgramSettings {
-  passEnv: string[];
-  sandbox: SandboxMode;
-  readOnly: string[];
-}
-
-/**
- * `PROVING_AGENT_ENV` (comma-separated names to pass: the CLI's `--agent-env`), `PROVING_AGENT_SANDBOX`
- * (`auto`, the default; `require`; `off`) and `PROVING_AGENT_READ` (paths the sandboxed program may
- * read, separated like PATH), from the gym's environment.
- */
-export function programSettings(env: Readonly<Record<string, string | undefined>>): ProgramSettings {
-  const list = (v: string | undefined, sep: string | RegExp) =>
-    (v ?? "")
-      .split(sep)
-      .map((s) => s.trim())
-      .filter(Boolean);
-  const mode = env.PROVING_AGENT_SANDBOX ?? "auto";
-  return {
-    passEnv: list(env.PROVING_AGENT_ENV, ","),
-    sandbox: mode === "require" || mode === "off" ? mode : "auto",
-    readOnly: list(env.PROVING_AGENT_READ, ":"),
-  };
 }
