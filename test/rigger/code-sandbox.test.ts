@@ -181,6 +181,41 @@ describe("generated rule code: hook calls", () => {
     assertHealthy();
   });
 
+  test("a call the wall clock stopped while the process used little CPU (a busy machine) is tried again, 3 tries in all", () => {
+    // A CPU meter that reads `used` ms per try: 0 is a call that only waited for a core.
+    const meter = (used: number) => {
+      let now = 0;
+      let reads = 0;
+      return {
+        reads: () => reads,
+        cpuMs: () => {
+          reads++;
+          if (reads % 2 === 0) now += used;
+          return now;
+        },
+      };
+    };
+    const spin = "export function filterAction(a: any) { for (;;) {} }";
+    const starved = meter(0);
+    const sb = isolateRuleSandbox({ timeoutMs: TIMEOUT_MS }, { cpuMs: starved.cpuMs });
+    const f = failureOf(call(spin, "filterAction", sb));
+    assert.equal(f.kind, "timeout");
+    assert.match(f.message, new RegExp(`${TIMEOUT_MS} ms`));
+    assert.equal(starved.reads(), 2 * 3, "three tries, each metered");
+    // a call that used the CPU the whole limit is the code's doing: one try
+    const busy = meter(TIMEOUT_MS);
+    const sb2 = isolateRuleSandbox({ timeoutMs: TIMEOUT_MS }, { cpuMs: busy.cpuMs });
+    assert.equal(failureOf(call(spin, "filterAction", sb2)).kind, "timeout");
+    assert.equal(busy.reads(), 2, "one try");
+    // a call inside the limit is one read, whatever the meter says
+    const quiet = meter(0);
+    const sb3 = isolateRuleSandbox({ timeoutMs: TIMEOUT_MS }, { cpuMs: quiet.cpuMs });
+    assert.equal(call("export function filterAction(a: any) { return a; }", "filterAction", sb3).ok, true);
+    assert.equal(quiet.reads(), 1);
+    for (const s of [sb, sb2, sb3]) s.dispose();
+    assertHealthy();
+  });
+
   test("a heap bomb is a memory_limit record; the host's heap is untouched; the next call works", () => {
     const before = process.memoryUsage().heapUsed;
     const f = failureOf(

@@ -21,7 +21,7 @@ export {
   generatedRuleLayer,
 } from "./generated-rule.ts";
 export { checkHookOutput, type HookOutputCheck } from "./hook-output.ts";
-export { isolateRuleSandbox } from "./isolate-rule-sandbox.ts";
+export { type IsolateRuleSandboxOptions, isolateRuleSandbox } from "./isolate-rule-sandbox.ts";
 export { RULE_CODE_API } from "./rule-code-api.ts";
 export {
   describeRuleCodeFailure,

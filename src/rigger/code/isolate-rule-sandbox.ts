@@ -2,7 +2,9 @@
  * The isolated-vm sandbox of generated rules. Each rule's code (by sha256) gets its own V8 isolate
  * with a heap limit; every hook call runs in a FRESH context of it (the prelude, then the module,
  * then the hook), so nothing one call leaves in globals is seen by the next call, the next trial or
- * another rule, and has a wall-clock time limit. A call that breaks a limit is a failure record and
+ * another rule, and has a wall-clock time limit (a call stopped by it while the process barely used
+ * the CPU, i.e. it waited for a core, runs again in a fresh context: 3 tries in all, so load alone
+ * does not fail a rule). A call that breaks a limit is a failure record and
  * the isolate is thrown away (a new one serves the next call); the host goes on.
  *
  * isolated-vm is a native module, loaded the first time a rule runs (never at import), and wants
@@ -77,8 +79,36 @@ interface RawOutcome {
   escapes?: { name?: unknown; detail?: unknown }[];
 }
 
+/** Tries of a call the wall-clock limit stopped while the process used little CPU (see `hostStalled`). */
+const STALL_TRIES = 3;
+
+/** The process's CPU time so far, in ms (user + system, every thread: a call blocks the caller's). */
+const processCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/**
+ * Whether a call stopped by the wall-clock limit was stopped by the machine rather than by the code:
+ * the process used less than half the limit in CPU time meanwhile, so the call mostly waited for a
+ * core. A call that spins uses the CPU the whole time.
+ */
+function hostStalled(err: unknown, cpuUsedMs: number, timeoutMs: number, isolate: Isolate): boolean {
+  if (isolate.isDisposed || !/timed out/i.test(String((err as Error)?.message ?? err))) return false;
+  return cpuUsedMs < timeoutMs / 2;
+}
+
+export interface IsolateRuleSandboxOptions {
+  /** The process's CPU time in ms, read before and after a call (default `process.cpuUsage`). */
+  cpuMs?: () => number;
+}
+
 /** A `RuleCodeSandbox` on isolated-vm: per hook call a fresh context, a time limit and a heap limit. */
-export function isolateRuleSandbox(limits: RuleCodeLimits = {}): RuleCodeSandbox {
+export function isolateRuleSandbox(
+  limits: RuleCodeLimits = {},
+  opts: IsolateRuleSandboxOptions = {},
+): RuleCodeSandbox {
+  const cpuMs = opts.cpuMs ?? processCpuMs;
   const timeoutMs = limits.timeoutMs ?? 500;
   const memoryMb = Math.max(8, limits.memoryMb ?? 32);
   const slots = new Map<string, Slot>();
@@ -143,12 +173,25 @@ export function isolateRuleSandbox(limits: RuleCodeLimits = {}): RuleCodeSandbox
     }
     const { isolate } = slot;
     let raw: unknown;
-    const context = isolate.createContextSync();
+    let context = isolate.createContextSync();
     try {
-      slot.prelude.runSync(context, { timeout: timeoutMs });
-      slot.rule.runSync(context, { timeout: timeoutMs });
-      context.global.setSync("__pgInput", JSON.stringify(input));
-      raw = slot.main.runSync(context, { timeout: timeoutMs });
+      for (let attempt = 1; ; attempt++) {
+        const cpu = cpuMs();
+        try {
+          slot.prelude.runSync(context, { timeout: timeoutMs });
+          slot.rule.runSync(context, { timeout: timeoutMs });
+          context.global.setSync("__pgInput", JSON.stringify(input));
+          raw = slot.main.runSync(context, { timeout: timeoutMs });
+          break;
+        } catch (err) {
+          // The limit is wall-clock: on a busy machine a call that does little work can be stopped
+          // while it waited for a core. A fresh context runs the same pure call again (same inputs,
+          // Date fixed, Math.random seeded), at most STALL_TRIES times in all.
+          if (!hostStalled(err, cpuMs() - cpu, timeoutMs, isolate) || attempt >= STALL_TRIES) throw err;
+          context.release();
+          context = isolate.createContextSync();
+        }
+      }
     } catch (err) {
       const message = String((err as Error)?.message ?? err);
       if (isolate.isDisposed || /memory limit/i.test(message)) {

@@ -20,7 +20,11 @@ export interface RuleCodeSandbox {
 }
 
 export interface RuleCodeLimits {
-  /** Wall-clock limit of one hook call (and of loading the module), in ms (default 500). */
+  /**
+   * Wall-clock limit of one hook call (and of loading the module), in ms (default 500). A call it
+   * stops while the process used under half of it in CPU time (a busy machine) is tried again, 3
+   * tries in all.
+   */
   timeoutMs?: number;
   /** Heap limit of the isolate a call runs in, in MiB (default 32; isolated-vm's minimum is 8). */
   memoryMb?: number;
