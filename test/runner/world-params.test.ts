@@ -115,6 +115,34 @@ describe("worldParams", () => {
     }
   });
 
+  test("with variants, worldParams name the variants' base worlds", () => {
+    const config = parseExperiment({
+      ...MIXED,
+      variants: [
+        "device-support@1",
+        {
+          world: "device-support@2",
+          layers: [{ id: "rule.lose-reply-after-commit@1", params: { tool: "create_replacement" } }],
+        },
+      ],
+      worldParams: { "device-support@2": { customer: "terse" } },
+    });
+    const run = gym.runOptions();
+    const variants = run.planVariants(config);
+    const specs = expandManifest("exp-variants", config, [AGENT], run.registry, variants);
+    assert.ok(specs.some((s) => s.variantId !== undefined && s.world === "device-support@2"));
+    for (const s of specs) {
+      if (s.world === "device-support@2") assert.deepEqual(s.params, { customer: "terse" });
+      else assert.equal(s.params, undefined);
+    }
+    const onlyV1 = parseExperiment({ ...config, variants: ["device-support@1"] });
+    rejects(
+      () => expandManifest("exp-variants", onlyV1, [AGENT], run.registry, run.planVariants(onlyV1)),
+      "bad_experiment",
+      "(device-support@1)",
+    );
+  });
+
   test("params still go to every world: a key one world does not tune is unknown_param", () => {
     rejects(
       () => plan({ ...MIXED, params: { customer: "terse" } }),
