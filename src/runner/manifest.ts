@@ -96,7 +96,7 @@ export function expandManifest(
             `${world.id}/${family} has no difficulty ${difficulty} (has ${info.difficulties.join(", ")})`,
           );
         }
-        if (params && !checked.has(`${world.id}/${family}`)) {
+        if (params && Object.keys(params).length && !checked.has(`${world.id}/${family}`)) {
           checked.add(`${world.id}/${family}`);
           checkTaskParams(world, { family, difficulty, seed: config.seed, params }, source);
         }

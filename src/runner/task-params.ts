@@ -6,7 +6,7 @@ import type { ExperimentConfig } from "./experiment.ts";
 
 /** The task params one planned world plays with, and where they came from (for error messages). */
 export interface WorldTaskParams {
-  /** `params` with the world's `worldParams` entry merged over it; absent when both are empty. */
+  /** `params` with the world's `worldParams` entry merged over it; absent when the experiment gives neither. */
   params?: JsonObject;
   /** `params`, `worldParams["KEY"]` or `params + worldParams["KEY"]`. */
   source: string;
@@ -52,8 +52,10 @@ export function plannedTaskParams(
       ...(Object.keys(base).length ? ["params"] : []),
       ...(own ? [`worldParams["${own.key}"]`] : []),
     ];
+    // present whenever the experiment gives any (even `{}`): manifests planned before worldParams existed
+    // expand again to the same specs, so their resume finds no manifest_conflict
     result.set(id, {
-      ...(Object.keys(params).length ? { params } : {}),
+      ...(config.params !== undefined || own ? { params } : {}),
       source: sources.join(" + ") || "params",
     });
   }

@@ -115,6 +115,15 @@ describe("worldParams", () => {
     }
   });
 
+  test("without worldParams every spec carries params as given (so older manifests expand the same)", () => {
+    for (const params of [{}, { latency: 3 }]) {
+      const specs = plan({ ...MIXED, params });
+      assert.ok(specs.length > 0);
+      for (const s of specs) assert.deepEqual(s.params, params);
+    }
+    for (const s of plan(MIXED)) assert.equal(s.params, undefined);
+  });
+
   test("with variants, worldParams name the variants' base worlds", () => {
     const config = parseExperiment({
       ...MIXED,
