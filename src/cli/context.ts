@@ -2,7 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
-import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/store.ts";
 import { isPostgresUrl } from "../store/store-url.ts";
 
@@ -24,6 +23,8 @@ export async function withStore<T>(
   if (mode === "read" && !isPostgresUrl(file) && !fs.existsSync(file)) {
     throw configError("no_store", `no store at ${file} (run \`proving run\` first, or pass --store PATH)`);
   }
+  // the store's drivers (better-sqlite3, kysely, pg) load only in the commands that open one
+  const { openStore } = await import("../store/open-store.ts");
   const store = await openStore(file);
   try {
     return await fn(store);

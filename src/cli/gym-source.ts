@@ -1,9 +1,7 @@
 import fs from "node:fs";
 import type { Command } from "commander";
 import { configError, errorMessage } from "../core/errors.ts";
-import { defaultGym } from "../gym/default-gym.ts";
 import type { Gym } from "../gym/gym.ts";
-import { loadGym } from "../gym/load-gym.ts";
 import { readDataFile } from "./context.ts";
 
 /** How a command gets the gym: built once per CLI run, on first use. */
@@ -34,9 +32,10 @@ export function cliGymSource(program: Command, env: NodeJS.ProcessEnv = process.
   return () => {
     gym ??= (async () => {
       const file = (program.opts() as { gym?: string }).gym ?? env.PROVING_GYM;
+      // the worlds, agent kinds and plugins load on first use, not for `--help`
       const built = file
-        ? await loadGym(readDataFile(file), { cwd: process.cwd(), env })
-        : defaultGym({ env });
+        ? await (await import("../gym/load-gym.ts")).loadGym(readDataFile(file), { cwd: process.cwd(), env })
+        : (await import("../gym/default-gym.ts")).defaultGym({ env });
       built.prices.add(pricesFile(env.PROVING_LLM_PRICES));
       return built;
     })();

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { experimentFromFlags } from "../../src/cli/commands/run.ts";
+import { experimentFromFlags } from "../../src/cli/commands/run-action.ts";
 import { defaultGym } from "../../src/gym/index.ts";
 
 test("--variant takes world ids, inline JSON and files (a variant, a list or {variants}); worlds follow", () => {

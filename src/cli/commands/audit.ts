@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { auditEnvironment, formatAudit } from "../../audit/index.ts";
+import type { auditEnvironment } from "../../audit/index.ts";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
 import { collectInt, intOption, printJson } from "../context.ts";
@@ -38,6 +38,7 @@ export function registerAudit(program: Command, gymSource: GymSource): void {
     )
     .option("--json", "print the report {target, world, ok, findings: [{id, title, status, evidence}]}")
     .action(async (target: string, flags: AuditFlags) => {
+      const { auditEnvironment, formatAudit } = await import("../../audit/index.ts");
       const gym = await gymSource();
       const seeds = Array.from({ length: flags.seeds ?? 2 }, (_, i) => i);
       if (seeds.length === 0) throw configError("bad_audit_options", "--seeds must be at least 1");

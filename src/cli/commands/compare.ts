@@ -1,11 +1,6 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
-import {
-  type ComparedExperiment,
-  compareExperiments,
-  comparisonJson,
-  type ExperimentComparison,
-} from "../../report/compare.ts";
+import type { ComparedExperiment, ExperimentComparison } from "../../report/compare.ts";
 import type { PairedComparison } from "../../report/stats/compare-paired.ts";
 import type { Store } from "../../store/store.ts";
 import { printJson, withStore } from "../context.ts";
@@ -86,6 +81,7 @@ export function registerCompare(program: Command): void {
       "print {pairs, both_pass, a_only, b_only, neither, difference: {estimate, ci}, mcnemar: {b, c, p}, by_family}",
     )
     .action(async (idA: string, idB: string, flags: CompareFlags) => {
+      const { compareExperiments, comparisonJson } = await import("../../report/compare.ts");
       const [a, b] = await withStore(flags.store, "read", async (store) => [
         await load(store, idA),
         await load(store, idB),

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import type { Command } from "commander";
 import { OUTCOMES, type Outcome, type Split } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
-import { exportTraining, TRAINING_FORMATS, type TrainingFormat } from "../../learn/export-training.ts";
+import type { TrainingFormat } from "../../learn/export-training.ts";
 import type { SftDialect } from "../../learn/sft-format.ts";
 import type { TrainingFilter } from "../../learn/training-filter.ts";
 import type { Store } from "../../store/store.ts";
@@ -75,6 +75,7 @@ export function registerExport(program: Command): void {
     .option("--split <name>", "training formats: only this split (heldout is exported only when named)")
     .option("--store <path>", "SQLite store")
     .action(async (id: string | undefined, flags: ExportFlags) => {
+      const { exportTraining, TRAINING_FORMATS } = await import("../../learn/export-training.ts");
       if (!(["records", ...TRAINING_FORMATS] as string[]).includes(flags.format))
         throw configError(
           "bad_flag",

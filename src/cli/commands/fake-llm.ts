@@ -1,6 +1,4 @@
 import type { Command } from "commander";
-import { loadFakeScript } from "../../agents/llm/fake/script.ts";
-import { startFakeLlmServer } from "../../agents/llm/fake/server.ts";
 import { intOption, printJson, readDataFile } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 
@@ -35,6 +33,8 @@ export function registerFakeLlm(program: Command, gymSource: GymSource): void {
     .option("--api-key <key>", "require this key (401 otherwise)")
     .option("--json", "print the address as JSON")
     .action(async (flags: FakeLlmFlags) => {
+      const { loadFakeScript } = await import("../../agents/llm/fake/script.ts");
+      const { startFakeLlmServer } = await import("../../agents/llm/fake/server.ts");
       const script = loadFakeScript(flags.script, (await gymSource()).registry, readDataFile);
       const faults = { ...script.faults };
       if (flags.latencyMs !== undefined) faults.latencyMs = flags.latencyMs;

@@ -4,14 +4,7 @@ import type { Command } from "commander";
 import type { ProviderKind } from "../../agents/llm/config.ts";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
-import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
-import { ruleInducer } from "../../learn/inducer.ts";
-import { type LearnOptions, runLearn } from "../../learn/learn-loop.ts";
-import { renderLearnText } from "../../learn/learn-text.ts";
-import { llmInducer } from "../../learn/llm-inducer.ts";
-import { saveSkillBank } from "../../learn/skill-bank.ts";
-import { defaultReportPath, writeHtmlReport } from "../../report/html/index.ts";
-import { learnSection } from "../../report/html/learn-section.ts";
+import type { LearnOptions } from "../../learn/learn-loop.ts";
 import { collect, collectInt, intOption, printJson, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { readVariantFlag } from "../variant-flag.ts";
@@ -103,6 +96,22 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
     .option("--json", "print the result as one JSON document")
     .action(async (flags: LearnFlags) => {
+      // the learner, the curriculum tables and the HTML report load when `learn` runs
+      const [{ openCurriculumStore }, { ruleInducer }, { runLearn }, { renderLearnText }, { llmInducer }] =
+        await Promise.all([
+          import("../../curriculum/curriculum-store.ts"),
+          import("../../learn/inducer.ts"),
+          import("../../learn/learn-loop.ts"),
+          import("../../learn/learn-text.ts"),
+          import("../../learn/llm-inducer.ts"),
+        ]);
+      const [{ saveSkillBank }, { defaultReportPath, writeHtmlReport }, { learnSection }] = await Promise.all(
+        [
+          import("../../learn/skill-bank.ts"),
+          import("../../report/html/index.ts"),
+          import("../../report/html/learn-section.ts"),
+        ],
+      );
       const gym = await gymSource();
       const id =
         flags.id ?? `learn-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}`;

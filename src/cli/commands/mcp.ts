@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import type { TrialRecord } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
-// the MCP SDK and hono load when a trial is served (the transports below), not with the CLI
-import { MCP_DEFAULT_WALL_TIMEOUT_MS, type McpTrial, parseTaskId, startMcpTrial } from "../../mcp/trial.ts";
+// the trial (and the runner) loads when `mcp` runs; the MCP SDK and hono when a transport starts
+import type { McpTrial } from "../../mcp/trial.ts";
 import { intOption, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { serveTargetFromFlags, untilSignal } from "./serve.ts";
@@ -89,7 +89,8 @@ export function registerMcp(program: Command, gymSource: GymSource): void {
     .option("--max-steps <n>", "step budget", intOption("--max-steps"))
     .option(
       "--timeout-s <n>",
-      `wall-clock budget (default ${MCP_DEFAULT_WALL_TIMEOUT_MS / 1000})`,
+      // MCP_DEFAULT_WALL_TIMEOUT_MS of mcp/trial.ts (a test holds the two equal)
+      "wall-clock budget (default 1800)",
       intOption("--timeout-s"),
     )
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
@@ -104,6 +105,7 @@ export function registerMcp(program: Command, gymSource: GymSource): void {
       30,
     )
     .action(async (flags: McpFlags) => {
+      const { parseTaskId, startMcpTrial } = await import("../../mcp/trial.ts");
       let { world, family, difficulty, seed } = flags;
       if (flags.task) {
         if (flags.family || flags.difficulty !== undefined || flags.seed !== undefined) {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
-import { type ReplayResult, replayTrial } from "../../runner/replay.ts";
+import type { ReplayResult } from "../../runner/replay.ts";
 import { printJson, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 
@@ -35,6 +35,7 @@ export function registerReplay(program: Command, gymSource: GymSource): void {
       const record = await withStore(flags.store, "read", (store) => store.getTrial(trialId));
       if (!record) throw configError("unknown_trial", `no trial ${trialId} in the store`);
       const gym = await gymSource();
+      const { replayTrial } = await import("../../runner/replay.ts");
       const result = await replayTrial(record, {
         registry: gym.registry,
         environment: gym.harness.environment,

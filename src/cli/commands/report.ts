@@ -1,13 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { defaultReportPath } from "../../report/html/build-report.ts";
-import {
-  compareForReport,
-  loadExperimentRows,
-  type ReportComparison,
-  reportComparisonJson,
-  writeHtmlReport,
-} from "../../report/html/index.ts";
+// the HTML report (and its charts) loads in the actions that write or read it
+import type { ReportComparison, reportComparisonJson } from "../../report/html/index.ts";
 import type { PairedComparison } from "../../report/stats/compare-paired.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
@@ -26,7 +20,7 @@ export interface ReportFlags {
 export function reportJson(
   experimentId: string,
   s: ExperimentSummary,
-  comparison?: ReportComparison,
+  comparison?: ReturnType<typeof reportComparisonJson>,
   html?: { path: string; bytes: number },
 ) {
   return {
@@ -42,7 +36,7 @@ export function reportJson(
     by_agent: s.by_agent,
     by_agent_family: s.by_agent_family,
     ...(s.by_variant ? { by_variant: s.by_variant } : {}),
-    ...(comparison ? { comparison: reportComparisonJson(comparison) } : {}),
+    ...(comparison ? { comparison } : {}),
     ...(html ? { html } : {}),
   };
 }
@@ -85,6 +79,7 @@ export async function writeRunReport(
   json: boolean,
 ): Promise<void> {
   if (report === false) return;
+  const { defaultReportPath, writeHtmlReport } = await import("../../report/html/build-report.ts");
   const location = storePath(store);
   // beside a SQLite file; under the working directory for a Postgres store
   const file =
@@ -120,6 +115,9 @@ export function registerReport(program: Command): void {
     .option("--json", "print the summary as one JSON document")
     .option("--store <path>", "SQLite store")
     .action(async (id: string | undefined, flags: ReportFlags) => {
+      const { compareForReport, loadExperimentRows, reportComparisonJson, writeHtmlReport } = await import(
+        "../../report/html/index.ts"
+      );
       await withStore(flags.store, "read", async (store) => {
         const experimentId = await experimentOrLatest(store, id);
         let comparison: ReportComparison | undefined;
@@ -141,7 +139,7 @@ export function registerReport(program: Command): void {
           }
         }
         if (flags.json) {
-          printJson(reportJson(experimentId, summary, comparison, html));
+          printJson(reportJson(experimentId, summary, comparison && reportComparisonJson(comparison), html));
           return;
         }
         const parts = [renderTerminalReport(experimentId, summary)];

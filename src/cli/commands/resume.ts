@@ -2,12 +2,11 @@ import type { Command } from "commander";
 import { summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
-import { resumeExperiment } from "../../runner/resume.ts";
 import { intOption, printJson, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { progressReporter } from "../progress.ts";
 import { writeRunReport } from "./report.ts";
-import { runJson, runOutputOptions } from "./run.ts";
+import { runOutputOptions } from "./run.ts";
 
 interface ResumeFlags {
   store?: string;
@@ -37,6 +36,8 @@ export function registerResume(program: Command, gymSource: GymSource): void {
       "take the experiment over from a process that died holding it (a live one's lease refuses the resume)",
     );
   runOutputOptions(resume).action(async (name: string, flags: ResumeFlags) => {
+    const { resumeExperiment } = await import("../../runner/resume.ts");
+    const { runJson } = await import("./run-action.ts");
     const gym = await gymSource();
     const progress = progressReporter({ enabled: flags.progress !== false });
     const interrupt = interruptOnSignals();

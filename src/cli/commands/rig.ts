@@ -2,15 +2,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
-import { openCurriculumStore } from "../../curriculum/curriculum-store.ts";
 import type { Gym } from "../../gym/gym.ts";
-import { writeHtmlReport } from "../../report/html/build-report.ts";
-import { riggerSection } from "../../report/html/rigger-section.ts";
-import { type RigOptions, type RigResult, rig } from "../../rigger/rig.ts";
-import { gymRollouts } from "../../rigger/rollouts.ts";
-import { templateDesigner } from "../../rigger/template-designer.ts";
+import type { RigOptions, RigResult } from "../../rigger/rig.ts";
 import type { Designer } from "../../rigger/types.ts";
-import { DEFAULT_VALIDATION_PLAN } from "../../rigger/validate-candidate.ts";
 import { collectInt, intOption, numberOption, printJson, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 
@@ -229,6 +223,19 @@ export function registerRig(program: Command, gymSource: GymSource): void {
     .option("--no-report", "do not write the HTML report")
     .option("--json", "print the result as one JSON document")
     .action(async (flags: RigFlags) => {
+      // the rigger, the curriculum tables and the HTML report load when `rig` runs
+      const [{ openCurriculumStore }, { writeHtmlReport }, { riggerSection }, { rig }, { gymRollouts }] =
+        await Promise.all([
+          import("../../curriculum/curriculum-store.ts"),
+          import("../../report/html/build-report.ts"),
+          import("../../report/html/rigger-section.ts"),
+          import("../../rigger/rig.ts"),
+          import("../../rigger/rollouts.ts"),
+        ]);
+      const [{ templateDesigner }, { DEFAULT_VALIDATION_PLAN }] = await Promise.all([
+        import("../../rigger/template-designer.ts"),
+        import("../../rigger/validate-candidate.ts"),
+      ]);
       const gym = await gymSource();
       const world = gym.world(flags.world as string);
       const cwd = process.cwd();

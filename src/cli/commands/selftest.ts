@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import pc from "picocolors";
-import { runSelftest } from "../../runner/selftest.ts";
 import { collect, collectInt, intOption, printJson } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 
@@ -13,6 +12,7 @@ export function registerSelftest(program: Command, gymSource: GymSource): void {
     .option("--trials <n>", "seeds per family × difficulty × policy (default 3)", intOption("--trials"))
     .option("--json", "print {ok, policies: {POLICY: {FAMILY: {trials, passed, violations}}}}")
     .action(async (flags: { world?: string[]; difficulty?: number[]; trials?: number; json?: boolean }) => {
+      const { runSelftest } = await import("../../runner/selftest.ts");
       const result = await runSelftest((await gymSource()).runOptions(), {
         ...(flags.world ? { worlds: flags.world } : {}),
         ...(flags.difficulty ? { difficulties: flags.difficulty } : {}),

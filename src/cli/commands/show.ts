@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
-import { renderTrajectory } from "../../report/trajectory-text.ts";
 import { printJson, withStore } from "../context.ts";
 
 export function registerShow(program: Command): void {
@@ -15,7 +14,10 @@ export function registerShow(program: Command): void {
         const record = await store.getTrial(trialId);
         if (!record) throw configError("unknown_trial", `no trial ${trialId} in the store`);
         if (flags.json) printJson(record);
-        else process.stdout.write(`${renderTrajectory(record)}\n`);
+        else {
+          const { renderTrajectory } = await import("../../report/trajectory-text.ts");
+          process.stdout.write(`${renderTrajectory(record)}\n`);
+        }
       });
     });
 }
