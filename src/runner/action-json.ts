@@ -76,8 +76,16 @@ function copy(value: unknown, at: string, depth: number, path: Set<object>): Jso
       const raw = dataProperty(value, key, at);
       if (raw === undefined) continue; // as JSON does: an undefined property is absent
       const item = copy(raw, at ? `${at}.${key}` : key, depth + 1, path);
-      // defineProperty: a key named `__proto__` stays a key, never a prototype
-      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+      // a key named `__proto__` stays a key, never a prototype (defineProperty); any other key is
+      // assigned, which makes the same own enumerable, writable, configurable data property
+      if (key === "__proto__")
+        Object.defineProperty(out, key, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else out[key] = item;
     }
     return out;
   } finally {

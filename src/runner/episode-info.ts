@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Environment, EpisodeInfo, Observation, Task, TrialSpec } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
+import { cloneJson } from "../core/json.ts";
 
 /**
  * The secret of this process's runs. Episode ids and sampling seeds are hashes of the trial id and
@@ -22,19 +23,20 @@ export function samplingSeedOf(spec: TrialSpec): number {
 /**
  * What the agent is told at the start: what a deployed agent would see (instruction, tools, world),
  * an opaque episode id and a sampling seed; never the task id, family, difficulty, seed or trial id.
- * The tools are a copy: an agent that edits them changes only its own.
+ * The tools are a copy: an agent that edits them changes only its own. (Copies are `cloneJson`:
+ * the structuredClone result for plain data, by a direct walk several times faster.)
  */
 export function episodeInfo(spec: TrialSpec, task: Task, env: Environment): EpisodeInfo {
   return {
     episodeId: episodeIdOf(spec),
     world: spec.world,
     instruction: task.instruction,
-    tools: structuredClone(env.spec.tools),
+    tools: cloneJson(env.spec.tools),
     samplingSeed: samplingSeedOf(spec),
   };
 }
 
 /** The agent's copy of an observation: what it does to it changes neither the world nor the record. */
 export function agentCopy(observation: Observation): Observation {
-  return structuredClone(observation);
+  return cloneJson(observation);
 }

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { Outcome, Task, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { Fault } from "../core/errors.ts";
+import { cloneJson } from "../core/json.ts";
 import { episodeIdOf } from "./episode-info.ts";
 import { trajectoryHash } from "./trajectory-hash.ts";
 import type { TrialState } from "./trial-state.ts";
@@ -24,8 +25,8 @@ export async function finishTrial(t: TrialState, startedAt: string, t0: number):
       await session.end({
         episodeId: episodeIdOf(spec),
         outcome,
-        ...(verdict ? { verdict: structuredClone(verdict) } : {}),
-        ...(last ? { last: structuredClone(last) } : {}),
+        ...(verdict ? { verdict: cloneJson(verdict) } : {}),
+        ...(last ? { last: cloneJson(last) } : {}),
       });
     } catch {
       // an agent's cleanup failure does not change what happened in the trial
