@@ -45,6 +45,7 @@ import { isPostgresUrl } from "../../store/store-url.ts";
 import { budgetWithFlags } from "../agent-store-options.ts";
 import { printJson, storePath, withStore } from "../context.ts";
 import type { CurriculumFlags, CurriculumReportFlags, ReviewFlags, SplitRunFlags } from "./curriculum.ts";
+import { trialJson } from "./trial-json.ts";
 
 /** The per-trial budget of a curriculum episode and a split run, before `--max-steps` / `--timeout-ms`. */
 const TRIAL_BUDGET = { maxSteps: 200, maxVirtualSeconds: 86400, wallTimeoutMs: 60000 };
@@ -368,17 +369,7 @@ export async function runSplitCommand(flags: SplitRunFlags, gym: Gym): Promise<s
         outcomes: summary.outcomes,
         pass_rate: summary.pass_rate,
         violations: summary.violations,
-        trials: trials.map((t) => ({
-          id: t.trialId,
-          agent: t.agent,
-          world: t.world,
-          ...(t.variantId ? { variant: t.variantId } : {}),
-          family: t.family,
-          difficulty: t.difficulty,
-          seed: t.seed,
-          outcome: t.outcome,
-          passed: t.outcome === "passed",
-        })),
+        trials: trials.map(trialJson),
       });
     } else {
       const head = result.manifestHash

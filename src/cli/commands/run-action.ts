@@ -19,6 +19,7 @@ import { progressReporter } from "../progress.ts";
 import { readVariantFlag } from "../variant-flag.ts";
 import { writeRunReport } from "./report.ts";
 import type { RunFlags } from "./run.ts";
+import { trialJson } from "./trial-json.ts";
 
 /** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */
 export function experimentFromFlags(file: string | undefined, flags: RunFlags, gym: Gym): ExperimentConfig {
@@ -61,15 +62,7 @@ export function runJson(result: ExperimentResult) {
     pass_rate: summary.pass_rate,
     violations: summary.violations,
     trials: result.trials.map((t) => ({
-      id: t.trialId,
-      agent: t.agent,
-      world: t.world,
-      ...(t.variantId ? { variant: t.variantId } : {}),
-      family: t.family,
-      difficulty: t.difficulty,
-      seed: t.seed,
-      outcome: t.outcome,
-      passed: t.outcome === "passed",
+      ...trialJson(t),
       score: t.score ?? 0,
       violations: t.violations,
       steps: t.steps,
