@@ -129,12 +129,14 @@ test("kill -9 at random points + resume: every planned trial recorded exactly on
   let killedMidRun = 0;
   let gracefulStops = 0;
   // Kill points: at a random number of recorded trials (plus a random 0–200 ms), or for one round at a
-  // random time after spawn (most likely during start-up, before anything is recorded).
+  // random time after spawn (most likely during start-up, before anything is recorded). The first three
+  // rounds wait for progress, so at least two kills land mid-run however fast the machine is: a timed
+  // kill early on could come after a fast resume had already finished the run.
   const plan: { signal: NodeJS.Signals; at: "progress" | "time" }[] = [
     { signal: "SIGKILL", at: "progress" },
-    { signal: "SIGKILL", at: "time" },
     { signal: "SIGTERM", at: "progress" },
     { signal: "SIGKILL", at: "progress" },
+    { signal: "SIGKILL", at: "time" },
     { signal: "SIGKILL", at: "progress" },
   ];
   for (const [round, { signal, at }] of plan.entries()) {
