@@ -10,60 +10,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
 import { type PostgresServer, postgresSkip, startPostgres } from "../support/services.ts";
+import { CLI_BIN, type CurriculumRunJson, episodeView, regressionView, splitYaml } from "./support.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/proving.mjs", import.meta.url));
-const SPLIT_YAML = `name: pg-cli-test
-regression:
-  version: 1
-  tasks:
-    - { world: device-support@1, family: lost-reply, difficulty: 2, seeds: [1, 2] }
-    - { world: device-support@1, family: denied, difficulty: 1, seed: 3 }
-dynamic:
-  worlds: [device-support@1]
-  families: [approved-replacement, needs-approval, denied, lost-reply]
-  difficulties: [1, 2]
-heldout:
-  families: [unverifiable]
-  difficulties: [2]
-`;
 const EPISODES = 20;
-
-interface RunJson {
-  id: string;
-  manifest_hash: string;
-  episodes: {
-    index: number;
-    family: string;
-    difficulty: number;
-    split: string;
-    seed: number;
-    outcome: string;
-  }[];
-  regression: { after_episode: number; planned: number; passed: number; manifest_hash: string }[];
-  snapshot: unknown;
-  ran_now?: number;
-}
-
-const strip = (r: RunJson) =>
-  r.episodes.map(({ index, family, difficulty, split, seed, outcome }) => ({
-    index,
-    family,
-    difficulty,
-    split,
-    seed,
-    outcome,
-  }));
-const evaluations = (r: RunJson) =>
-  r.regression.map(({ after_episode, planned, passed, manifest_hash }) => ({
-    after_episode,
-    planned,
-    passed,
-    manifest_hash,
-  }));
 
 async function episodesStored(url: string, id: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
@@ -85,7 +37,7 @@ let splits: string;
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-cur-pg-"));
   splits = path.join(dir, "splits.yaml");
-  fs.writeFileSync(splits, SPLIT_YAML);
+  fs.writeFileSync(splits, splitYaml("pg-cli-test"));
   if (!skip) server = await startPostgres();
 });
 after(async () => {
@@ -120,19 +72,23 @@ describe("proving curriculum on a Postgres store", { skip }, () => {
     const url = await server!.createDatabase();
     const onSqlite = await runCli(runArgs("clean", path.join(dir, "store.db")));
     assert.equal(onSqlite.code, 0, onSqlite.stderr);
-    const sqliteRun = parseJson<RunJson>(onSqlite);
+    const sqliteRun = parseJson<CurriculumRunJson>(onSqlite);
     assert.equal(sqliteRun.episodes.length, EPISODES);
 
     const onPostgres = await runCli(runArgs("clean", url));
     assert.equal(onPostgres.code, 0, onPostgres.stderr);
-    const clean = parseJson<RunJson>(onPostgres);
-    assert.deepEqual(strip(clean), strip(sqliteRun), "same seed and split: the same run on both dialects");
-    assert.deepEqual(evaluations(clean), evaluations(sqliteRun));
+    const clean = parseJson<CurriculumRunJson>(onPostgres);
+    assert.deepEqual(
+      episodeView(clean.episodes),
+      episodeView(sqliteRun.episodes),
+      "same seed and split: the same run on both dialects",
+    );
+    assert.deepEqual(regressionView(clean), regressionView(sqliteRun));
     assert.equal(await episodesStored(url, "clean"), EPISODES);
 
     // the same run under another id, killed mid-run
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const child = spawn(process.execPath, [BIN, ...runArgs("killed", url)], {
+    const child = spawn(process.execPath, [CLI_BIN, ...runArgs("killed", url)], {
       cwd: REPO_ROOT,
       env,
       stdio: "ignore",
@@ -148,18 +104,18 @@ describe("proving curriculum on a Postgres store", { skip }, () => {
 
     const resumedCli = await runCli(runArgs("killed", url));
     assert.equal(resumedCli.code, 0, resumedCli.stderr);
-    const resumed = parseJson<RunJson>(resumedCli);
+    const resumed = parseJson<CurriculumRunJson>(resumedCli);
     assert.ok(
       resumed.ran_now! >= 1 && resumed.ran_now! <= EPISODES - 6,
       `ran only what was left (${resumed.ran_now})`,
     );
-    assert.deepEqual(strip(resumed), strip(clean));
-    assert.deepEqual(evaluations(resumed), evaluations(clean));
+    assert.deepEqual(episodeView(resumed.episodes), episodeView(clean.episodes));
+    assert.deepEqual(regressionView(resumed), regressionView(clean));
     assert.deepEqual(resumed.snapshot, clean.snapshot);
 
     const shown = await runCli(["curriculum", "show", "killed", "--store", url, "--json"]);
     assert.equal(shown.code, 0, shown.stderr);
-    assert.deepEqual(strip(parseJson<RunJson>(shown)), strip(clean));
+    assert.deepEqual(episodeView(parseJson<CurriculumRunJson>(shown).episodes), episodeView(clean.episodes));
     const missing = await runCli(["curriculum", "show", "nope", "--store", url]);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /unknown_curriculum_run/);

@@ -9,25 +9,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
-
-const BIN = fileURLToPath(new URL("../../bin/proving.mjs", import.meta.url));
-const SPLIT_YAML = `name: resume-test
-regression:
-  version: 1
-  tasks:
-    - { world: device-support@1, family: lost-reply, difficulty: 2, seeds: [1, 2] }
-    - { world: device-support@1, family: denied, difficulty: 1, seed: 3 }
-dynamic:
-  worlds: [device-support@1]
-  families: [approved-replacement, needs-approval, denied, lost-reply]
-  difficulties: [1, 2]
-heldout:
-  families: [unverifiable]
-  difficulties: [2]
-`;
+import { CLI_BIN, type CurriculumRunJson, episodeView, regressionView, splitYaml } from "./support.ts";
 
 let dir: string;
 let store: string;
@@ -36,7 +20,7 @@ before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-curriculum-"));
   store = path.join(dir, "store.db");
   splits = path.join(dir, "splits.yaml");
-  fs.writeFileSync(splits, SPLIT_YAML);
+  fs.writeFileSync(splits, splitYaml("resume-test"));
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -62,25 +46,6 @@ const args = (id: string) => [
   "--json",
 ];
 
-interface RunJson {
-  id: string;
-  strategy: string;
-  manifest_hash: string;
-  episodes: {
-    index: number;
-    world: string;
-    family: string;
-    difficulty: number;
-    split: string;
-    seed: number;
-    outcome: string;
-    passed: boolean;
-  }[];
-  regression: { after_episode: number; planned: number; passed: number; manifest_hash: string }[];
-  heldout: { after_episode: number; planned: number; passed: number }[];
-  snapshot: { sampler: { strategy: string } };
-}
-
 function episodesStored(id: string): number {
   if (!fs.existsSync(store)) return 0;
   const db = new Database(store, { readonly: true, fileMustExist: true });
@@ -96,18 +61,8 @@ function episodesStored(id: string): number {
   }
 }
 
-const strip = (r: RunJson) =>
-  r.episodes.map(({ index, family, difficulty, split, seed, outcome }) => ({
-    index,
-    family,
-    difficulty,
-    split,
-    seed,
-    outcome,
-  }));
-
 test("killed with SIGKILL mid-run, the run resumes with the same continuation as an uninterrupted one", async () => {
-  const clean = parseJson<RunJson>(await runCli(args("clean")));
+  const clean = parseJson<CurriculumRunJson>(await runCli(args("clean")));
   assert.equal(clean.episodes.length, 36);
   assert.equal(clean.strategy, "plr");
   for (const e of clean.episodes) {
@@ -123,7 +78,11 @@ test("killed with SIGKILL mid-run, the run resumes with the same continuation as
 
   // start the same run under another id and kill it mid-run
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const child = spawn(process.execPath, [BIN, ...args("killed")], { cwd: REPO_ROOT, env, stdio: "ignore" });
+  const child = spawn(process.execPath, [CLI_BIN, ...args("killed")], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: "ignore",
+  });
   const exited = new Promise((resolve) => child.on("exit", resolve));
   const deadline = Date.now() + 120_000;
   while (episodesStored("killed") < 14 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -132,30 +91,17 @@ test("killed with SIGKILL mid-run, the run resumes with the same continuation as
   const cut = episodesStored("killed");
   assert.ok(cut >= 14 && cut < 36, `killed after ${cut} episodes`);
 
-  const resumed = parseJson<RunJson & { ran_now: number }>(await runCli(args("killed")));
+  const resumed = parseJson<CurriculumRunJson & { ran_now: number }>(await runCli(args("killed")));
   // it ran only what was left (the store may hold one episode more than our reader saw at the kill)
   assert.ok(resumed.ran_now >= 1 && resumed.ran_now <= 36 - 14, `ran ${resumed.ran_now}`);
-  assert.deepEqual(strip(resumed), strip(clean));
-  assert.deepEqual(
-    resumed.regression.map(({ after_episode, planned, passed, manifest_hash }) => ({
-      after_episode,
-      planned,
-      passed,
-      manifest_hash,
-    })),
-    clean.regression.map(({ after_episode, planned, passed, manifest_hash }) => ({
-      after_episode,
-      planned,
-      passed,
-      manifest_hash,
-    })),
-  );
+  assert.deepEqual(episodeView(resumed.episodes), episodeView(clean.episodes));
+  assert.deepEqual(regressionView(resumed), regressionView(clean));
   assert.deepEqual(resumed.snapshot, clean.snapshot);
 
-  const shown = parseJson<RunJson>(
+  const shown = parseJson<CurriculumRunJson>(
     await runCli(["curriculum", "show", "killed", "--store", store, "--json"]),
   );
-  assert.deepEqual(strip(shown), strip(clean));
+  assert.deepEqual(episodeView(shown.episodes), episodeView(clean.episodes));
   const missing = await runCli(["curriculum", "show", "nope", "--store", store]);
   assert.notEqual(missing.code, 0);
   assert.match(missing.stderr, /unknown_curriculum_run/);

@@ -24,6 +24,7 @@ import { openStore } from "../../src/store/index.ts";
 import { type PostgresServer, postgresSkip, startPostgres } from "../support/services.ts";
 import { SPLIT } from "./fixtures/split.ts";
 import { weakResolved } from "./fixtures/weak-agent.ts";
+import { episodeView } from "./support.ts";
 
 const episode = (run: string, idx: number, seed: number, outcome = "passed"): CurriculumEpisodesTable => ({
   run_id: run,
@@ -54,26 +55,6 @@ const task = (run: string, itemId: string, status: string, createdAt: string): C
   known_good: null,
   created_at: createdAt,
 });
-
-/** A comparable view of a run's episodes (what a resume must reproduce). */
-const strip = (
-  episodes: readonly {
-    index: number;
-    family: string;
-    difficulty: number;
-    split: string;
-    seed: number;
-    outcome: string;
-  }[],
-) =>
-  episodes.map(({ index, family, difficulty, split, seed, outcome }) => ({
-    index,
-    family,
-    difficulty,
-    split,
-    seed,
-    outcome,
-  }));
 
 /** Each call: a fresh, empty store location (a SQLite path or a Postgres URL). */
 type Fresh = () => Promise<string>;
@@ -309,13 +290,13 @@ function curriculumStoreSuite(dialect: string, fresh: Fresh, skip: false | strin
         const resumed = await runCurriculum(config, { gym, store, history, agent: weakResolved });
         assert.equal(resumed.interrupted, false);
         assert.equal(resumed.ranNow, 12 - stored);
-        assert.deepEqual(strip(resumed.episodes), strip(reference.episodes));
+        assert.deepEqual(episodeView(resumed.episodes), episodeView(reference.episodes));
         assert.deepEqual(resumed.regression, reference.regression);
         assert.deepEqual(resumed.snapshot, reference.snapshot);
         assert.equal((await history.getRun("resume-me"))?.status, "completed");
         // read back from the store alone (what `curriculum show` prints)
         const read = await readCurriculum(history, "resume-me");
-        assert.deepEqual(strip(read.episodes), strip(reference.episodes));
+        assert.deepEqual(episodeView(read.episodes), episodeView(reference.episodes));
         assert.equal(read.manifest_hash, reference.manifest_hash);
         // the episodes' trials are in the same database
         const experiment = await store.getExperiment("resume-me");
