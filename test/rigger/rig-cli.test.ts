@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { openCurriculumStore } from "../../src/curriculum/curriculum-store.ts";
 import { parseJson, runCli } from "../support/cli.ts";
+import { type PostgresServer, postgresSkip, startPostgres } from "../support/services.ts";
 import { gym } from "./support.ts";
 
 interface RigJson {
@@ -164,5 +165,60 @@ describe("proving rig", () => {
     ]);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /--band/);
+  });
+});
+
+describe("proving rig --store postgres://", { skip: postgresSkip() }, () => {
+  let server: PostgresServer;
+  let dir: string;
+  before(async () => {
+    server = await startPostgres();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rig-cli-pg-"));
+  });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("records the trials and the decided variants in the Postgres store", async () => {
+    const url = await server.createDatabase("rig");
+    const gymFile = path.join(dir, "gym.json");
+    const desc = gym.describe();
+    fs.writeFileSync(
+      gymFile,
+      JSON.stringify({ ...desc, plugins: [PLUGIN], agentKinds: [...desc.agentKinds, "planted"] }),
+    );
+    const r = await runCli([
+      "--gym",
+      gymFile,
+      "rig",
+      "--world",
+      "order-ops@1",
+      "--agent",
+      "planted:order-rekey",
+      "--id",
+      "pgrig",
+      "--store",
+      url,
+      "--report",
+      path.join(dir, "rig.html"),
+      "--json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = parseJson<RigJson>(r);
+    const history = await openCurriculumStore(url);
+    try {
+      const stored = await history.listVariants();
+      const decided = out.candidates.filter((c) => c.decision !== "REFINE");
+      assert.ok(decided.length > 0);
+      assert.deepEqual(
+        [...new Set(stored.map((v) => v.variantId))].sort(),
+        [...new Set(decided.map((c) => c.variant_id))].sort(),
+      );
+      const accepted = await history.listVariants({ status: "accepted" });
+      assert.equal(accepted.length, out.accepted.length);
+    } finally {
+      await history.close();
+    }
   });
 });

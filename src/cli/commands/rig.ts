@@ -259,7 +259,8 @@ export function registerRig(program: Command, gymSource: GymSource): void {
       };
       const file = storePath(flags.store);
       const sqlite = !/^postgres(ql)?:\/\//.test(file);
-      const history = sqlite ? await openCurriculumStore(file) : undefined;
+      // The curriculum's variants live in the same store as the trials, SQLite or Postgres.
+      const history = await openCurriculumStore(file);
       try {
         const result = await withStore(file, "write", async (store) => {
           const rollouts = await gymRollouts(gym, {
@@ -281,19 +282,15 @@ export function registerRig(program: Command, gymSource: GymSource): void {
               ...(flags.baselineTrials !== undefined ? { trials: flags.baselineTrials } : {}),
             },
             layers: gym.harness.layers(),
-            ...(history
-              ? {
-                  record: async (c, provenance) => {
-                    if (c.decision === "REFINE") return;
-                    await history.addVariant({
-                      variant: c.variant as unknown as JsonValue,
-                      variantId: c.variantId,
-                      provenance,
-                      status: c.decision === "ACCEPT" ? "accepted" : "rejected",
-                    });
-                  },
-                }
-              : {}),
+            record: async (c, provenance) => {
+              if (c.decision === "REFINE") return;
+              await history.addVariant({
+                variant: c.variant as unknown as JsonValue,
+                variantId: c.variantId,
+                provenance,
+                status: c.decision === "ACCEPT" ? "accepted" : "rejected",
+              });
+            },
             ...(flags.json ? {} : { onEvent: (m: string) => process.stderr.write(`${m}\n`) }),
           });
           if (flags.report !== false) {
@@ -315,7 +312,7 @@ export function registerRig(program: Command, gymSource: GymSource): void {
         if (flags.json) printJson(rigJson(result));
         else process.stdout.write(`${renderRig(result)}\n`);
       } finally {
-        await history?.close();
+        await history.close();
       }
     });
 }
