@@ -34,6 +34,35 @@ interface RigJson {
 
 const PLUGIN = fileURLToPath(new URL("./agents/planted-plugin.ts", import.meta.url));
 
+/** A gym file in `dir`: the test gym plus the planted agents' plugin. */
+function plantedGymFile(dir: string): string {
+  const file = path.join(dir, "gym.json");
+  const desc = gym.describe();
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ ...desc, plugins: [PLUGIN], agentKinds: [...desc.agentKinds, "planted"] }),
+  );
+  return file;
+}
+
+/** `proving rig` of order-ops@1 with the planted re-keying agent, recording into `store`. */
+const rigArgs = (gymFile: string, id: string, store: string, report: string) => [
+  "--gym",
+  gymFile,
+  "rig",
+  "--world",
+  "order-ops@1",
+  "--agent",
+  "planted:order-rekey",
+  "--id",
+  id,
+  "--store",
+  store,
+  "--report",
+  report,
+  "--json",
+];
+
 describe("proving rig", () => {
   let dir: string;
   let gymFile: string;
@@ -41,29 +70,9 @@ describe("proving rig", () => {
   let out: RigJson;
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "rig-cli-"));
-    gymFile = path.join(dir, "gym.json");
+    gymFile = plantedGymFile(dir);
     store = path.join(dir, "store.db");
-    const desc = gym.describe();
-    fs.writeFileSync(
-      gymFile,
-      JSON.stringify({ ...desc, plugins: [PLUGIN], agentKinds: [...desc.agentKinds, "planted"] }),
-    );
-    const r = await runCli([
-      "--gym",
-      gymFile,
-      "rig",
-      "--world",
-      "order-ops@1",
-      "--agent",
-      "planted:order-rekey",
-      "--id",
-      "clirig",
-      "--store",
-      store,
-      "--report",
-      path.join(dir, "rig.html"),
-      "--json",
-    ]);
+    const r = await runCli(rigArgs(gymFile, "clirig", store, path.join(dir, "rig.html")));
     assert.equal(r.code, 0, r.stderr);
     out = parseJson<RigJson>(r);
   });
@@ -182,28 +191,7 @@ describe("proving rig --store postgres://", { skip: postgresSkip() }, () => {
 
   it("records the trials and the decided variants in the Postgres store", async () => {
     const url = await server.createDatabase("rig");
-    const gymFile = path.join(dir, "gym.json");
-    const desc = gym.describe();
-    fs.writeFileSync(
-      gymFile,
-      JSON.stringify({ ...desc, plugins: [PLUGIN], agentKinds: [...desc.agentKinds, "planted"] }),
-    );
-    const r = await runCli([
-      "--gym",
-      gymFile,
-      "rig",
-      "--world",
-      "order-ops@1",
-      "--agent",
-      "planted:order-rekey",
-      "--id",
-      "pgrig",
-      "--store",
-      url,
-      "--report",
-      path.join(dir, "rig.html"),
-      "--json",
-    ]);
+    const r = await runCli(rigArgs(plantedGymFile(dir), "pgrig", url, path.join(dir, "rig.html")));
     assert.equal(r.code, 0, r.stderr);
     const out = parseJson<RigJson>(r);
     const history = await openCurriculumStore(url);
