@@ -3,7 +3,6 @@
  * curriculum, its tables and the HTML report stay out of every other command.
  */
 import fs from "node:fs";
-import path from "node:path";
 import readline from "node:readline";
 import { configError } from "../../core/errors.ts";
 import { summarizeTrial } from "../../core/trial-summary.ts";
@@ -217,9 +216,7 @@ export async function curriculumReportCommand(name: string, flags: CurriculumRep
     const result = await readCurriculum(history, name);
     const opts = flags.window !== undefined ? { window: flags.window } : {};
     // beside a SQLite file; under the working directory for a Postgres store
-    const out =
-      flags.out ??
-      (isPostgresUrl(file) ? path.resolve("reports", `${name}.html`) : defaultReportPath(file, name));
+    const out = flags.out ?? defaultReportPath(file, name);
     const written = await withStore(file, "read", (store) =>
       writeHtmlReport(store, name, out, { sections: [curriculumSection(result, opts)] }),
     );

@@ -118,8 +118,6 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
       let variants: JsonValue[] = (flags.variant ?? []).flatMap((v) => readVariantFlag(v, gym));
       const file = storePath(flags.store);
       if (flags.acceptedVariants) {
-        if (/^postgres(ql)?:\/\//.test(file))
-          throw configError("bad_flag", "--accepted-variants reads the curriculum tables of a SQLite store");
         const history = await openCurriculumStore(file);
         try {
           variants = [

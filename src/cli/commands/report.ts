@@ -1,11 +1,9 @@
-import path from "node:path";
 import type { Command } from "commander";
 // the HTML report (and its charts) loads in the actions that write or read it
 import type { ReportComparison, reportComparisonJson } from "../../report/html/index.ts";
 import type { PairedComparison } from "../../report/stats/compare-paired.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
-import { isPostgresUrl } from "../../store/store-url.ts";
 import { printJson, storePath, withStore } from "../context.ts";
 import { experimentOrLatest } from "./export.ts";
 
@@ -81,13 +79,7 @@ export async function writeRunReport(
   if (report === false) return;
   const { defaultReportPath, writeHtmlReport } = await import("../../report/html/build-report.ts");
   const location = storePath(store);
-  // beside a SQLite file; under the working directory for a Postgres store
-  const file =
-    typeof report === "string"
-      ? report
-      : isPostgresUrl(location)
-        ? path.resolve("reports", `${experimentId}.html`)
-        : defaultReportPath(location, experimentId);
+  const file = typeof report === "string" ? report : defaultReportPath(location, experimentId);
   try {
     const r = await withStore(store, "read", (s) => writeHtmlReport(s, experimentId, file));
     const line = `HTML report: ${r.path} (${(r.bytes / 1e6).toFixed(2)} MB)\n`;

@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
@@ -224,14 +223,19 @@ export function registerRig(program: Command, gymSource: GymSource): void {
     .option("--json", "print the result as one JSON document")
     .action(async (flags: RigFlags) => {
       // the rigger, the curriculum tables and the HTML report load when `rig` runs
-      const [{ openCurriculumStore }, { writeHtmlReport }, { riggerSection }, { rig }, { gymRollouts }] =
-        await Promise.all([
-          import("../../curriculum/curriculum-store.ts"),
-          import("../../report/html/build-report.ts"),
-          import("../../report/html/rigger-section.ts"),
-          import("../../rigger/rig.ts"),
-          import("../../rigger/rollouts.ts"),
-        ]);
+      const [
+        { openCurriculumStore },
+        { defaultReportPath, writeHtmlReport },
+        { riggerSection },
+        { rig },
+        { gymRollouts },
+      ] = await Promise.all([
+        import("../../curriculum/curriculum-store.ts"),
+        import("../../report/html/build-report.ts"),
+        import("../../report/html/rigger-section.ts"),
+        import("../../rigger/rig.ts"),
+        import("../../rigger/rollouts.ts"),
+      ]);
       const [{ templateDesigner }, { DEFAULT_VALIDATION_PLAN }] = await Promise.all([
         import("../../rigger/template-designer.ts"),
         import("../../rigger/validate-candidate.ts"),
@@ -258,7 +262,6 @@ export function registerRig(program: Command, gymSource: GymSource): void {
         ...(flags.slack !== undefined ? { slack: flags.slack } : {}),
       };
       const file = storePath(flags.store);
-      const sqlite = !/^postgres(ql)?:\/\//.test(file);
       // The curriculum's variants live in the same store as the trials, SQLite or Postgres.
       const history = await openCurriculumStore(file);
       try {
@@ -294,14 +297,7 @@ export function registerRig(program: Command, gymSource: GymSource): void {
             ...(flags.json ? {} : { onEvent: (m: string) => process.stderr.write(`${m}\n`) }),
           });
           if (flags.report !== false) {
-            const out =
-              typeof flags.report === "string"
-                ? flags.report
-                : path.join(
-                    path.dirname(path.resolve(sqlite ? file : ".proving/x")),
-                    "reports",
-                    `${id}.html`,
-                  );
+            const out = typeof flags.report === "string" ? flags.report : defaultReportPath(file, id);
             const written = await writeHtmlReport(store, r.baseline.experiment, out, {
               sections: [riggerSection(r)],
             });

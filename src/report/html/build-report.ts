@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Store } from "../../store/store.ts";
+import { isPostgresUrl } from "../../store/store-url.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../summary.ts";
 import {
   comparisonChart,
@@ -123,7 +124,13 @@ export async function writeHtmlReport(
   return { ...report, path: out };
 }
 
-/** Where `proving run` writes an experiment's report by default: `reports/` beside the store file. */
-export function defaultReportPath(storeFile: string, experimentId: string): string {
-  return path.join(path.dirname(path.resolve(storeFile)), "reports", `${experimentId}.html`);
+/**
+ * Where `proving run` writes an experiment's report by default: `reports/` beside a SQLite store file,
+ * or under the working directory for a Postgres store.
+ */
+export function defaultReportPath(store: string, experimentId: string): string {
+  const dir = isPostgresUrl(store)
+    ? path.resolve("reports")
+    : path.join(path.dirname(path.resolve(store)), "reports");
+  return path.join(dir, `${experimentId}.html`);
 }
