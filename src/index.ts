@@ -81,15 +81,6 @@ export {
   summarizeExperiment,
   summarizeTrial,
 } from "./report/index.ts";
-export {
-  comparePaired,
-  mcnemarExact,
-  pairedBootstrap,
-  passAtK,
-  passHatK,
-  sampleSizeForDifference,
-  wilson,
-} from "./report/stats/index.ts";
 export type { ExperimentConfig, ExperimentResult, RunOptions } from "./runner/index.ts";
 export {
   parseExperiment,
@@ -106,6 +97,15 @@ export {
   startServer,
   WsEpisodeClient,
 } from "./serve/index.ts";
+export {
+  comparePaired,
+  mcnemarExact,
+  pairedBootstrap,
+  passAtK,
+  passHatK,
+  sampleSizeForDifference,
+  wilson,
+} from "./stats/index.ts";
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
 export { deviceSupport, deviceSupportV2, deviceSupportV2World } from "./worlds/device-support/index.ts";

@@ -9,8 +9,8 @@
  */
 import type { Agent, AgentSession, Task } from "../core/contracts.ts";
 import { errorMessage } from "../core/errors.ts";
-import type { IntervalEstimate } from "../report/stats/interval-estimate.ts";
-import { wilson } from "../report/stats/wilson.ts";
+import type { IntervalEstimate } from "../stats/interval-estimate.ts";
+import { wilson } from "../stats/wilson.ts";
 import type { ConversationWorldDefinition } from "../worlds/device-support/conversation-world.ts";
 import {
   actsOfText,

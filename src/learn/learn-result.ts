@@ -1,8 +1,8 @@
 /** What `proving learn` measured: the three arms side by side, per evaluation set, with paired tests. */
 
 import type { VariantSpec } from "../harness/variant.ts";
-import type { PairedComparison } from "../report/stats/compare-paired.ts";
-import type { IntervalEstimate } from "../report/stats/interval-estimate.ts";
+import type { PairedComparison } from "../stats/compare-paired.ts";
+import type { IntervalEstimate } from "../stats/interval-estimate.ts";
 
 export type Arm = "none" | "original" | "variants";
 export const ARMS: readonly Arm[] = ["none", "original", "variants"];

@@ -1,5 +1,5 @@
 /** The terminal summary of a learn run: the three arms side by side per evaluation set. */
-import type { PairedComparison } from "../report/stats/compare-paired.ts";
+import type { PairedComparison } from "../stats/compare-paired.ts";
 import { ARM_LABELS, ARMS, type LearnResult } from "./learn-result.ts";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

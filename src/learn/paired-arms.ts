@@ -1,7 +1,7 @@
 /** The three arms' outcomes on the same tasks, seeds and budgets, paired and tested. */
 import type { TrialSummary } from "../core/trial-summary.ts";
-import { comparePaired } from "../report/stats/compare-paired.ts";
-import { wilson } from "../report/stats/wilson.ts";
+import { comparePaired } from "../stats/compare-paired.ts";
+import { wilson } from "../stats/wilson.ts";
 import type { Arm, ArmRate, EvaluationSet } from "./learn-result.ts";
 
 const unit = (t: TrialSummary) =>

@@ -2,7 +2,7 @@ import type { TrialSpec } from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import { manifestRows, type TrialSummary } from "../core/trial-summary.ts";
-import { type ComparePairedOptions, comparePaired, type PairedComparison } from "./stats/compare-paired.ts";
+import { type ComparePairedOptions, comparePaired, type PairedComparison } from "../stats/compare-paired.ts";
 
 /** One side of a comparison: an experiment's manifest and its recorded trials. */
 export interface ComparedExperiment {

@@ -1,6 +1,6 @@
 import { OUTCOMES, type Outcome } from "../core/contracts.ts";
+import { wilson } from "../stats/wilson.ts";
 import type { TrialSummary } from "../store/store.ts";
-import { wilson } from "./stats/wilson.ts";
 
 export interface Rate {
   estimate: number;

@@ -1,4 +1,4 @@
-import { wilson } from "../report/stats/wilson.ts";
+import { wilson } from "../stats/wilson.ts";
 
 /** Where a pass rate stands against a target band, from its confidence interval. */
 export type BandPosition = "inside" | "outside" | "undecided";

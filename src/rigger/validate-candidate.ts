@@ -1,6 +1,6 @@
 import type { TrialRecord } from "../core/contracts.ts";
 import type { VariantSpec } from "../harness/variant.ts";
-import { wilson } from "../report/stats/wilson.ts";
+import { wilson } from "../stats/wilson.ts";
 import type { Rollouts } from "./rollouts.ts";
 import { type BandRule, bandPosition, DEFAULT_BAND_RULE } from "./sequential-interval.ts";
 import type { Decision, ValidationResult } from "./types.ts";

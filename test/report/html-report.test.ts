@@ -12,8 +12,8 @@ import {
   type PageRow,
   writeHtmlReport,
 } from "../../src/report/html/index.ts";
-import { comparePaired } from "../../src/report/stats/compare-paired.ts";
-import { wilson } from "../../src/report/stats/wilson.ts";
+import { comparePaired } from "../../src/stats/compare-paired.ts";
+import { wilson } from "../../src/stats/wilson.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import { embedded, metrics, runScripted, tempDir } from "./fixtures.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { binomialCdf, choose, chooseRatio, logChoose } from "../../src/report/stats/index.ts";
+import { binomialCdf, choose, chooseRatio, logChoose } from "../../src/stats/index.ts";
 import { assertClose, assertRelClose } from "./close.ts";
 
 describe("choose", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { clusteredStandardError } from "../../src/report/stats/index.ts";
+import { clusteredStandardError } from "../../src/stats/index.ts";
 import { assertClose } from "./close.ts";
 
 describe("clusteredStandardError", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { comparePaired, newcombePairedInterval } from "../../src/report/stats/index.ts";
+import { comparePaired, newcombePairedInterval } from "../../src/stats/index.ts";
 import { assertClose } from "./close.ts";
 
 /** Builds pairs from the 2×2 table counts (both pass, A only, B only, neither). */

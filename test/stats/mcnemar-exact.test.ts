@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { mcnemarExact } from "../../src/report/stats/index.ts";
+import { mcnemarExact } from "../../src/stats/index.ts";
 import { assertClose, assertRelClose } from "./close.ts";
 
 // Expected p-values are exact: min(1, 2·P(X <= min(b,c))), X ~ Bin(b+c, 1/2), with rational arithmetic:

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { normalQuantile, twoSidedZ } from "../../src/report/stats/index.ts";
+import { normalQuantile, twoSidedZ } from "../../src/stats/index.ts";
 import { assertClose, assertRelClose } from "./close.ts";
 
 // Expected values, computed without AS 241 from Φ(x) = erfc(−x/√2)/2:

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Rng } from "../../src/core/rng.ts";
-import { pairedBootstrap } from "../../src/report/stats/index.ts";
+import { pairedBootstrap } from "../../src/stats/index.ts";
 import { assertClose } from "./close.ts";
 
 const small = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { passAtK, passHatK } from "../../src/report/stats/index.ts";
+import { passAtK, passHatK } from "../../src/stats/index.ts";
 import { assertClose, assertRelClose } from "./close.ts";
 
 // Expected values are exact rationals from Python's math.comb:

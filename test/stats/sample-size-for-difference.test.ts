@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { sampleSizeForDifference } from "../../src/report/stats/index.ts";
+import { sampleSizeForDifference } from "../../src/stats/index.ts";
 
 // Each expected n is the ceiling of the formula, computed in Python, and is checked from the other
 // direction: the normal-approximation power at n reaches the target and at n − 1 it does not.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { wilson } from "../../src/report/stats/index.ts";
+import { wilson } from "../../src/stats/index.ts";
 import { assertClose } from "./close.ts";
 
 // Full-precision expectations come from the closed form (2x + z² ∓ z·sqrt(z² + 4x(1 − x/n))) / (2(n + z²))

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { ComparedExperiment, ExperimentComparison } from "../../report/compare.ts";
-import type { PairedComparison } from "../../report/stats/compare-paired.ts";
+import type { PairedComparison } from "../../stats/compare-paired.ts";
 import type { Store } from "../../store/store.ts";
 import { printJson, withStore } from "../context.ts";
 

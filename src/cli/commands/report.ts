@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 // the HTML report (and its charts) loads in the actions that write or read it
 import type { ReportComparison, reportComparisonJson } from "../../report/html/index.ts";
-import type { PairedComparison } from "../../report/stats/compare-paired.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
+import type { PairedComparison } from "../../stats/compare-paired.ts";
 import { printJson, storePath, withStore } from "../context.ts";
 import { experimentOrLatest } from "./export.ts";
 

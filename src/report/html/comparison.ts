@@ -1,11 +1,11 @@
 import { ProvingError } from "../../core/errors.ts";
+import { wilson } from "../../stats/wilson.ts";
 import {
   compareExperiments,
   comparisonJson,
   compatibilityProblems,
   type ExperimentComparison,
 } from "../compare.ts";
-import { wilson } from "../stats/wilson.ts";
 import type { Rate } from "../summary.ts";
 import type { ExperimentRows } from "./experiment-rows.ts";
 

@@ -1,7 +1,7 @@
 /** The HTML report's learning section: the three arms side by side per evaluation set, with paired tests. */
 import type { LearnResult } from "../../learn/learn-result.ts";
 import { ARM_LABELS, ARMS } from "../../learn/learn-result.ts";
-import type { PairedComparison } from "../stats/compare-paired.ts";
+import type { PairedComparison } from "../../stats/compare-paired.ts";
 import { escapeHtml as e, pct } from "./escape.ts";
 
 const pp = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)} pp`;

@@ -1,6 +1,6 @@
 import { OUTCOMES, type Outcome } from "../../core/contracts.ts";
+import type { PairedComparison } from "../../stats/compare-paired.ts";
 import type { TrialSummary } from "../../store/store.ts";
-import type { PairedComparison } from "../stats/compare-paired.ts";
 import type { ExperimentSummary, Rate } from "../summary.ts";
 import { METRICS, OUTCOME_COLORS } from "./charts.ts";
 import type { ReportComparison } from "./comparison.ts";

@@ -38,7 +38,7 @@
     return JSON.parse(await new Response(stream).text());
   }
 
-  /** Wilson 95% score interval (same formula as src/report/stats/wilson.ts). */
+  /** Wilson 95% score interval (same formula as src/stats/wilson.ts). */
   function wilson(k, n) {
     if (n === 0) return [0, 0, 1];
     const z = 1.959963984540054;

@@ -1,4 +1,4 @@
-import { Rng } from "../../core/rng.ts";
+import { Rng } from "../core/rng.ts";
 import { requireCount, requireFinite, requireOpenUnit } from "./argument-guards.ts";
 import type { IntervalEstimate } from "./interval-estimate.ts";
 

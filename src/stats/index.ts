@@ -1,4 +1,4 @@
-/** Statistics for reports: intervals, k-trial metrics, clustered errors, paired comparisons, power. */
+/** Statistics (intervals, k-trial metrics, clustered errors, paired comparisons, power), used by report, rigger, learn and audit. */
 
 export { binomialCdf } from "./binomial-cdf.ts";
 export { choose, chooseRatio, logChoose } from "./binomial-coefficient.ts";
