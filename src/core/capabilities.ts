@@ -1,4 +1,4 @@
-import type { Environment, Inspection } from "./contracts.ts";
+import type { AdmissibleAction, Environment, Inspection } from "./contracts.ts";
 import { ProvingError } from "./errors.ts";
 
 /**
@@ -15,4 +15,16 @@ export function inspectionOf(env: Environment): Inspection {
     );
   }
   return inspection;
+}
+
+/**
+ * The environment's admissible actions now, for code that cannot work without them (a learner that
+ * chooses among them). Code that can do without asks `env.capabilities.admissible`.
+ */
+export function admissibleActionsOf(env: Environment): AdmissibleAction[] {
+  const admissible = env.capabilities.admissible;
+  if (!admissible) {
+    throw new ProvingError("capability_missing", `${env.spec.id} declares no admissible actions`);
+  }
+  return admissible.admissibleActions();
 }

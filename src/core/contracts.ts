@@ -208,6 +208,27 @@ export interface SetupSteps {
   setupSteps(): ReplayedStep[];
 }
 
+/** One fully specified tool call, with its arguments exactly as an agent would send them. */
+export interface AdmissibleAction {
+  tool: string;
+  args: JsonObject;
+}
+
+/**
+ * The tool calls a deployed agent could reasonably make now (TextWorld's admissible commands,
+ * AgentGym's available actions): a bounded (at most `MAX_ADMISSIBLE_ACTIONS`), deterministic list
+ * built only from what the observations so far showed (ids, fields, the agent's own earlier
+ * arguments), never from the task's hidden params. Every call's arguments validate against its
+ * tool's JSON Schema. Small policies learn over it; an LLM agent may be shown it.
+ */
+export interface AdmissibleActions {
+  /** The list for the current observation: same state, same list, in the same order. */
+  admissibleActions(): AdmissibleAction[];
+}
+
+/** The most calls an admissible-actions list holds. */
+export const MAX_ADMISSIBLE_ACTIONS = 64;
+
 /**
  * What an environment offers beyond the required core, declared by the environment itself (never
  * found by probing for methods). An absent capability is one the environment does not have: the
@@ -218,6 +239,8 @@ export interface EnvironmentCapabilities {
   readonly delivery?: Delivery;
   readonly timeControl?: TimeControl;
   readonly setup?: SetupSteps;
+  /** The tool calls an agent could make now, from what it has seen (optional: a client asks for it). */
+  readonly admissible?: AdmissibleActions;
 }
 
 /** What an agent acts on. A harness layer is one too. */

@@ -1,8 +1,10 @@
-export { inspectionOf } from "./capabilities.ts";
+export { admissibleActionsOf, inspectionOf } from "./capabilities.ts";
 export { VirtualClock } from "./clock.ts";
 export type {
   Action,
   ActionMeta,
+  AdmissibleAction,
+  AdmissibleActions,
   Agent,
   AgentAction,
   AgentRef,
@@ -42,7 +44,7 @@ export type {
   Verdict,
   Violation,
 } from "./contracts.ts";
-export { OUTCOMES } from "./contracts.ts";
+export { MAX_ADMISSIBLE_ACTIONS, OUTCOMES } from "./contracts.ts";
 export type { Effect } from "./effect-log.ts";
 export { EffectLog } from "./effect-log.ts";
 export { bareWorld, type EnvironmentFactory } from "./environment-factory.ts";
