@@ -7,7 +7,7 @@ import type {
   Observation,
   TrialRecordSummary,
 } from "../core/contracts.ts";
-import { TrialEnd } from "../runner/outcome.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 
 /** Limits of the worker thread a module agent runs in. */
 export interface ModuleAgentLimits {

@@ -105,5 +105,6 @@ export type {
   WorldTools,
 } from "./tool-world.ts";
 export { ToolWorld, toolWorldView } from "./tool-world.ts";
+export { TrialEnd } from "./trial-end.ts";
 export type { ManifestRows, TrialSummary } from "./trial-summary.ts";
 export { manifestRows, missingSummary, summarizeTrial } from "./trial-summary.ts";

@@ -1,7 +1,7 @@
 import type { Action, AgentAction } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 import { toActionJson } from "./action-json.ts";
-import { TrialEnd } from "./outcome.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { TrialEnd } from "./outcome.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 
 /** setTimeout fires at once for delays past 2^31 − 1 ms; longer deadlines are simply not armed. */
 const MAX_TIMER_MS = 2_147_483_647;

@@ -1,20 +1,6 @@
 import type { Outcome, Verdict } from "../core/contracts.ts";
-import { errorMessage, type Fault, ProvingError } from "../core/errors.ts";
-
-/**
- * How a trial ended before its episode did: thrown by a phase of the trial (a budget, the deadline,
- * a bad action, a crash) and caught once, by `runTrial`. `fault` says who is to blame when an error
- * caused the end (absent for budgets, timeouts and contamination).
- */
-export class TrialEnd extends Error {
-  constructor(
-    readonly outcome: Outcome,
-    readonly reason: string,
-    readonly fault?: Fault,
-  ) {
-    super(reason);
-  }
-}
+import { errorMessage, ProvingError } from "../core/errors.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 
 /**
  * The end an error causes, by whose call it escaped (`agent`: start/act; `world`: task generation,

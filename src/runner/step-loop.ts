@@ -6,11 +6,12 @@ import type {
   StepRecord,
   StepResult,
 } from "../core/contracts.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 import { toAction } from "./agent-action.ts";
 import { chargeUsage, exhaustedBudget } from "./budget.ts";
 import type { Deadline } from "./deadline.ts";
 import { agentCopy } from "./episode-info.ts";
-import { classify, TrialEnd, verdictOutcome, verdictReason } from "./outcome.ts";
+import { classify, verdictOutcome, verdictReason } from "./outcome.ts";
 import type { TrialState } from "./trial-state.ts";
 
 /**

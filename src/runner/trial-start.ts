@@ -10,9 +10,10 @@ import type {
 import { bareWorld } from "../core/environment-factory.ts";
 import { ProvingError } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 import { safeStateHash } from "./clean-start.ts";
 import { episodeInfo } from "./episode-info.ts";
-import { classify, TrialEnd } from "./outcome.ts";
+import { classify } from "./outcome.ts";
 import type { TrialDeps } from "./trial-deps.ts";
 import type { TrialState } from "./trial-state.ts";
 

@@ -1,9 +1,10 @@
 import { performance } from "node:perf_hooks";
 import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
+import { TrialEnd } from "../core/trial-end.ts";
 import { checkAfterEnd } from "./after-end.ts";
 import { checkCleanStart } from "./clean-start.ts";
 import { Deadline } from "./deadline.ts";
-import { classify, TrialEnd } from "./outcome.ts";
+import { classify } from "./outcome.ts";
 import { runStepLoop } from "./step-loop.ts";
 import type { TrialDeps } from "./trial-deps.ts";
 import { finishTrial } from "./trial-record.ts";

@@ -7,9 +7,10 @@ import { performance } from "node:perf_hooks";
 import { describe, test } from "node:test";
 import type { Budget, TrialStats, Verdict } from "../../src/core/contracts.ts";
 import { configError, ProvingError } from "../../src/core/errors.ts";
+import { TrialEnd } from "../../src/core/trial-end.ts";
 import { chargeUsage, exhaustedBudget } from "../../src/runner/budget.ts";
 import { Deadline } from "../../src/runner/deadline.ts";
-import { classify, TrialEnd, verdictOutcome, verdictReason } from "../../src/runner/outcome.ts";
+import { classify, verdictOutcome, verdictReason } from "../../src/runner/outcome.ts";
 
 const stats = (over: Partial<TrialStats> = {}): TrialStats => ({
   steps: 0,

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { TrialEnd } from "../../runner/outcome.ts";
+import { TrialEnd } from "../../core/trial-end.ts";
 import { type EpisodeMark, episodeProcesses, killPids } from "./sandbox.ts";
 
 /** How many ended episodes of one agent are watched for leftovers (the recent ones: a run's neighbours). */

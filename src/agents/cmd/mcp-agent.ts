@@ -15,10 +15,10 @@ import type {
   Observation,
   TrialRecordSummary,
 } from "../../core/contracts.ts";
+import { TrialEnd } from "../../core/trial-end.ts";
 import { McpBridge } from "../../mcp/bridge.ts";
 import { type McpHttpServer, serveMcpHttp } from "../../mcp/http.ts";
 import { createMcpServer } from "../../mcp/server.ts";
-import { TrialEnd } from "../../runner/outcome.ts";
 import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
 import {
   cleanUpProgram,
