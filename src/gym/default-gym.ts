@@ -1,7 +1,7 @@
 import { BUILTIN_AGENT_KINDS } from "../agents/builtin-kinds.ts";
 import { FAULT_RULES } from "../harness/faults/index.ts";
-import { generatedRule } from "../rigger/code/generated-rule.ts";
-import { isolateRuleSandbox } from "../rigger/code/isolate-rule-sandbox.ts";
+import { generatedRule } from "../rules/generated-rule.ts";
+import { isolateRuleSandbox } from "../rules/isolate-rule-sandbox.ts";
 import { BUILTIN_HANDOFFS, BUILTIN_WORLDS } from "../worlds/index.ts";
 import { createGym, type Gym, type GymParts } from "./gym.ts";
 

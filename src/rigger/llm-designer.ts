@@ -15,6 +15,8 @@ import type { SpecContext } from "../agents/llm/spec.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { LayerSpec } from "../harness/variant.ts";
+import type { GeneratedRuleDefinition } from "../rules/generated-rule.ts";
+import type { RuleCodeFailure } from "../rules/rule-code-failure.ts";
 import { checkRuleCode, type RuleCodeSample, samplesFromExcerpt } from "./code/check-rule-code.ts";
 import {
   codeRepairPrompt,
@@ -24,8 +26,6 @@ import {
   repairRequestPrompt,
 } from "./code/designer-prompt.ts";
 import { parseDesignerReply } from "./code/designer-reply.ts";
-import type { GeneratedRuleDefinition } from "./code/generated-rule.ts";
-import type { RuleCodeFailure } from "./code/rule-code-failure.ts";
 import { riggerLlmConfig } from "./llm-spec.ts";
 import type { Designer, DesignerInput, Proposal, RepairRequest } from "./types.ts";
 

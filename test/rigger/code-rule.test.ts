@@ -12,15 +12,14 @@ import { describe, test } from "node:test";
 import { promisify } from "node:util";
 import type { TrialRecord } from "../../src/core/contracts.ts";
 import { defaultGym } from "../../src/gym/index.ts";
+import { checkRuleCode, ruleCodeRealizer } from "../../src/rigger/code/index.ts";
 import {
-  checkRuleCode,
   GENERATED_RULE_ID,
   type GeneratedRuleDefinition,
   generatedRule,
   generatedRuleLayer,
   isolateRuleSandbox,
-  ruleCodeRealizer,
-} from "../../src/rigger/code/index.ts";
+} from "../../src/rules/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { replayTrial } from "../../src/runner/replay.ts";
 import { runExperiment } from "../../src/runner/run.ts";

@@ -15,14 +15,10 @@ import {
   startFakeLlmServer,
 } from "../../src/agents/llm/fake/index.ts";
 import type { TrialRecord } from "../../src/core/contracts.ts";
-import {
-  generatedRule,
-  isolateRuleSandbox,
-  RULE_CODE_API,
-  ruleCodeRealizer,
-} from "../../src/rigger/code/index.ts";
+import { ruleCodeRealizer } from "../../src/rigger/code/index.ts";
 import { llmDesignerFromSpec } from "../../src/rigger/llm-designer.ts";
 import type { DesignerInput, Proposal } from "../../src/rigger/types.ts";
+import { generatedRule, isolateRuleSandbox, RULE_CODE_API } from "../../src/rules/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { gym, TIMEOUT_ONCE_RULE } from "./support.ts";

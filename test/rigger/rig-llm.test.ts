@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../../src/agents/llm/fake/index.ts";
-import {
-  generatedRule,
-  isolateRuleSandbox,
-  RULE_CODE_API,
-  ruleCodeRealizer,
-} from "../../src/rigger/code/index.ts";
+import { ruleCodeRealizer } from "../../src/rigger/code/index.ts";
 import { llmDesignerFromSpec } from "../../src/rigger/llm-designer.ts";
 import { rig } from "../../src/rigger/rig.ts";
+import { generatedRule, isolateRuleSandbox, RULE_CODE_API } from "../../src/rules/index.ts";
 import { gym, plantedAgent, rolloutsFor, TIMEOUT_ONCE_RULE } from "./support.ts";
 
 const GOOD = TIMEOUT_ONCE_RULE;

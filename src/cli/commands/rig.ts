@@ -47,9 +47,10 @@ async function llmDesignerParts(
   spec: string,
   gym: Gym,
 ): Promise<Pick<RigOptions, "designer" | "realizeCode" | "ruleApi">> {
-  const [{ llmDesignerFromSpec }, code] = await Promise.all([
+  const [{ llmDesignerFromSpec }, { ruleCodeRealizer }, code] = await Promise.all([
     import("../../rigger/llm-designer.ts"),
     import("../../rigger/code/index.ts"),
+    import("../../rules/index.ts"),
   ]);
   const rules = code.generatedRule(code.isolateRuleSandbox());
   const designer = llmDesignerFromSpec(spec, {
@@ -62,7 +63,7 @@ async function llmDesignerParts(
       gym.harness.normalize({ world, layers });
     },
   });
-  return { designer, realizeCode: code.ruleCodeRealizer(rules), ruleApi: code.RULE_CODE_API };
+  return { designer, realizeCode: ruleCodeRealizer(rules), ruleApi: code.RULE_CODE_API };
 }
 
 /**

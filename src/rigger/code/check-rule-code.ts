@@ -2,9 +2,13 @@ import type { Action, Observation, StepResult, ToolResult } from "../../core/con
 import type { JsonObject } from "../../core/json.ts";
 import type { RuleEvent, RuleState } from "../../harness/rule.ts";
 import type { LayerSpec } from "../../harness/variant.ts";
+import { GENERATED_RULE_ID, type GeneratedRuleDefinition } from "../../rules/generated-rule.ts";
+import {
+  describeRuleCodeFailure,
+  type RuleCodeFailure,
+  type RuleHookName,
+} from "../../rules/rule-code-failure.ts";
 import type { CodeFailure, CodeProposal, CodeRealizer, TrajectoryExcerpt } from "../types.ts";
-import { GENERATED_RULE_ID, type GeneratedRuleDefinition } from "./generated-rule.ts";
-import { describeRuleCodeFailure, type RuleCodeFailure, type RuleHookName } from "./rule-code-failure.ts";
 
 /**
  * Checking generated rule code before any rollout: compile, load, and (given samples) one call of

@@ -1,6 +1,6 @@
 import type { JsonValue } from "../../core/json.ts";
+import { describeRuleCodeFailure, type RuleCodeFailure } from "../../rules/rule-code-failure.ts";
 import type { DesignerInput, RepairRequest, TrajectoryExcerpt } from "../types.ts";
-import { describeRuleCodeFailure, type RuleCodeFailure } from "./rule-code-failure.ts";
 
 /**
  * The LLM designer's prompts: a system prompt (the job, the prohibitions, the reply format) and user

@@ -1,4 +1,7 @@
-/** Generated rule code: compile (esbuild), sandbox (isolated-vm), the `rule.generated@1` rule kind, checks. */
+/**
+ * The designer's side of generated rule code: checking a proposal's code on sample events before it is
+ * proposed, and realizing a code proposal as a `rule.generated@1` layer. The runtime is `src/rules`.
+ */
 export {
   type CheckRuleCodeResult,
   checkRuleCode,
@@ -7,37 +10,3 @@ export {
   samplesFromExcerpt,
   toCodeFailure,
 } from "./check-rule-code.ts";
-export {
-  type CompiledRuleCode,
-  type CompileResult,
-  compileRuleCode,
-  ruleCodeHash,
-} from "./compile-rule-code.ts";
-export {
-  GENERATED_RULE_ID,
-  type GeneratedRuleDefinition,
-  type GeneratedRuleParams,
-  generatedRule,
-  generatedRuleLayer,
-} from "./generated-rule.ts";
-export { checkHookOutput, type HookOutputCheck } from "./hook-output.ts";
-export { type IsolateRuleSandboxOptions, isolateRuleSandbox } from "./isolate-rule-sandbox.ts";
-export { RULE_CODE_API } from "./rule-code-api.ts";
-export {
-  describeRuleCodeFailure,
-  REPAIR_HINTS,
-  RULE_CODE_FAILURE_SCHEMA_VERSION,
-  RULE_HOOKS,
-  type RuleCodeFailure,
-  type RuleCodeFailureKind,
-  type RuleCodeLocation,
-  type RuleCodeStage,
-  type RuleHookName,
-  ruleCodeFailure,
-} from "./rule-code-failure.ts";
-export type {
-  LoadedRuleCode,
-  RuleCodeLimits,
-  RuleCodeResult,
-  RuleCodeSandbox,
-} from "./rule-code-sandbox.ts";

@@ -13,7 +13,7 @@ import {
   type RuleCodeFailure,
   type RuleCodeResult,
   type RuleHookName,
-} from "../../src/rigger/code/index.ts";
+} from "../../src/rules/index.ts";
 
 /**
  * The production default. The limit is wall-clock: at load ~20 a 150 ms limit stopped 12 of 400

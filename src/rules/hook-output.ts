@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from "../../core/json.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { RuleHookName } from "./rule-code-failure.ts";
 
 /**

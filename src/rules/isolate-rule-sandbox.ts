@@ -11,8 +11,8 @@
  * node started with `--no-node-snapshot` (the bin, `npm test` and `npm start` pass it).
  */
 import { createRequire } from "node:module";
-import { ProvingError } from "../../core/errors.ts";
-import type { JsonObject, JsonValue } from "../../core/json.ts";
+import { ProvingError } from "../core/errors.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
 import { type CompiledRuleCode, locateInSource } from "./compile-rule-code.ts";
 import {
   type RuleCodeFailureKind,

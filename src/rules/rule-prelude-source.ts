@@ -1,4 +1,4 @@
-import { errorTextSource, SEEDED_RANDOM_SOURCE } from "../../sandbox/prelude-fragments.ts";
+import { errorTextSource, SEEDED_RANDOM_SOURCE } from "../sandbox/prelude-fragments.ts";
 
 /**
  * The JavaScript that runs in each fresh context of a generated rule's isolate, before the rule's

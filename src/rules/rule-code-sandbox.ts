@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from "../../core/json.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { CompiledRuleCode } from "./compile-rule-code.ts";
 import type { RuleCodeFailure, RuleHookName } from "./rule-code-failure.ts";
 

@@ -1,6 +1,6 @@
 import { createRequire, SourceMap } from "node:module";
-import { ProvingError } from "../../core/errors.ts";
-import { hashString } from "../../core/hash.ts";
+import { ProvingError } from "../core/errors.ts";
+import { hashString } from "../core/hash.ts";
 import { type RuleCodeFailure, type RuleCodeLocation, ruleCodeFailure } from "./rule-code-failure.ts";
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The rule API as a designer reads it (the `ruleApi` of a `DesignerInput`): what a generated rule's
  * module exports, what its hooks get and return, the helpers it may call, and the sandbox's limits.
- * It describes `rule.generated@1` (src/rigger/code/generated-rule.ts) and the harness's `Rule`.
+ * It describes `rule.generated@1` (src/rules/generated-rule.ts) and the harness's `Rule`.
  */
 export const RULE_CODE_API = `A rule is one TypeScript module (no imports) that exports up to three PURE, SYNCHRONOUS hooks and,
 optionally, \`directives\` (plain data). It wraps the world: every agent call passes through it.

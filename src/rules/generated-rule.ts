@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { Action, Observation, StepResult } from "../../core/contracts.ts";
-import { ProvingError } from "../../core/errors.ts";
-import type { JsonObject, JsonValue } from "../../core/json.ts";
-import type { Blocked, Rule, RuleDefinition, RuleDirectives, RuleState } from "../../harness/rule.ts";
-import type { LayerSpec } from "../../harness/variant.ts";
+import type { Action, Observation, StepResult } from "../core/contracts.ts";
+import { ProvingError } from "../core/errors.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { Blocked, Rule, RuleDefinition, RuleDirectives, RuleState } from "../harness/rule.ts";
+import type { LayerSpec } from "../harness/variant.ts";
 import { type CompiledRuleCode, compileRuleCode, ruleCodeHash } from "./compile-rule-code.ts";
 import { checkHookOutput } from "./hook-output.ts";
 import {
