@@ -7,12 +7,17 @@
  * does not fail a rule). A call that breaks a limit is a failure record and
  * the isolate is thrown away (a new one serves the next call); the host goes on.
  *
- * isolated-vm is a native module, loaded the first time a rule runs (never at import), and wants
- * node started with `--no-node-snapshot` (the bin, `npm test` and `npm start` pass it).
+ * It runs on the project's one isolated-vm host (`src/sandbox/isolate-host.ts`).
  */
-import { createRequire } from "node:module";
 import { ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
+import {
+  disposeIsolate,
+  ISOLATED_VM,
+  type Isolate,
+  type IsolateScript,
+  isolateHost,
+} from "../sandbox/isolate-host.ts";
 import { type CompiledRuleCode, locateInSource } from "./compile-rule-code.ts";
 import {
   type RuleCodeFailureKind,
@@ -23,26 +28,11 @@ import {
 import type { LoadedRuleCode, RuleCodeLimits, RuleCodeResult, RuleCodeSandbox } from "./rule-code-sandbox.ts";
 import { RULE_PRELUDE_SOURCE } from "./rule-prelude-source.ts";
 
-type Ivm = typeof import("isolated-vm");
-type Isolate = import("isolated-vm").Isolate;
-type Script = import("isolated-vm").Script;
-
-function loadIvm(): Ivm {
-  try {
-    return createRequire(import.meta.url)("isolated-vm") as Ivm;
-  } catch (err) {
-    throw new ProvingError(
-      "sandbox_unavailable",
-      `generated rules need the native module isolated-vm@5.0.4 (npm install builds it): ${(err as Error).message}`,
-    );
-  }
-}
-
 interface Slot {
   isolate: Isolate;
-  prelude: Script;
-  rule: Script;
-  main: Script;
+  prelude: IsolateScript;
+  rule: IsolateScript;
+  main: IsolateScript;
 }
 
 /** The rule's module is wrapped on one line before its first: stack line N is compiled line N - 1. */
@@ -79,24 +69,8 @@ interface RawOutcome {
   escapes?: { name?: unknown; detail?: unknown }[];
 }
 
-/** Tries of a call the wall-clock limit stopped while the process used little CPU (see `hostStalled`). */
+/** Tries of a call the wall-clock limit stopped while the process used little CPU (a busy machine). */
 const STALL_TRIES = 3;
-
-/** The process's CPU time so far, in ms (user + system, every thread: a call blocks the caller's). */
-const processCpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
-/**
- * Whether a call stopped by the wall-clock limit was stopped by the machine rather than by the code:
- * the process used less than half the limit in CPU time meanwhile, so the call mostly waited for a
- * core. A call that spins uses the CPU the whole time.
- */
-function hostStalled(err: unknown, cpuUsedMs: number, timeoutMs: number, isolate: Isolate): boolean {
-  if (isolate.isDisposed || !/timed out/i.test(String((err as Error)?.message ?? err))) return false;
-  return cpuUsedMs < timeoutMs / 2;
-}
 
 export interface IsolateRuleSandboxOptions {
   /** The process's CPU time in ms, read before and after a call (default `process.cpuUsage`). */
@@ -108,16 +82,20 @@ export function isolateRuleSandbox(
   limits: RuleCodeLimits = {},
   opts: IsolateRuleSandboxOptions = {},
 ): RuleCodeSandbox {
-  const cpuMs = opts.cpuMs ?? processCpuMs;
-  const timeoutMs = limits.timeoutMs ?? 500;
-  const memoryMb = Math.max(8, limits.memoryMb ?? 32);
+  const host = isolateHost({
+    timeoutMs: limits.timeoutMs ?? 500,
+    memoryMb: limits.memoryMb ?? 32,
+    needs: "generated rules need",
+    stallTries: STALL_TRIES,
+    ...(opts.cpuMs ? { cpuMs: opts.cpuMs } : {}),
+  });
+  const { timeoutMs, memoryMb } = host;
   const slots = new Map<string, Slot>();
-  let ivm: Ivm | undefined;
 
   const drop = (sha: string) => {
     const slot = slots.get(sha);
     slots.delete(sha);
-    if (slot && !slot.isolate.isDisposed) slot.isolate.dispose();
+    if (slot) disposeIsolate(slot.isolate);
   };
 
   const slotFor = (code: CompiledRuleCode): Slot => {
@@ -129,8 +107,7 @@ export function isolateRuleSandbox(
       return known;
     }
     if (known) slots.delete(code.sha256);
-    ivm ??= loadIvm();
-    const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    const isolate = host.newIsolate();
     try {
       const slot: Slot = {
         isolate,
@@ -145,7 +122,7 @@ export function isolateRuleSandbox(
       while (slots.size > MAX_ISOLATES) drop(slots.keys().next().value as string);
       return slot;
     } catch (err) {
-      isolate.dispose();
+      disposeIsolate(isolate);
       throw err;
     }
   };
@@ -173,35 +150,25 @@ export function isolateRuleSandbox(
     }
     const { isolate } = slot;
     let raw: unknown;
-    let context = isolate.createContextSync();
     try {
-      for (let attempt = 1; ; attempt++) {
-        const cpu = cpuMs();
-        try {
-          slot.prelude.runSync(context, { timeout: timeoutMs });
-          slot.rule.runSync(context, { timeout: timeoutMs });
-          context.global.setSync("__pgInput", JSON.stringify(input));
-          raw = slot.main.runSync(context, { timeout: timeoutMs });
-          break;
-        } catch (err) {
-          // The limit is wall-clock: on a busy machine a call that does little work can be stopped
-          // while it waited for a core. A fresh context runs the same pure call again (same inputs,
-          // Date fixed, Math.random seeded), at most STALL_TRIES times in all.
-          if (!hostStalled(err, cpuMs() - cpu, timeoutMs, isolate) || attempt >= STALL_TRIES) throw err;
-          context.release();
-          context = isolate.createContextSync();
-        }
-      }
+      // a fresh context per call; the limit is wall-clock, so a call stopped while it waited for a
+      // core runs again in another fresh context (same inputs, Date fixed, Math.random seeded)
+      raw = host.runFresh(isolate, (context, limit) => {
+        slot.prelude.runSync(context, limit);
+        slot.rule.runSync(context, limit);
+        context.global.setSync("__pgInput", JSON.stringify(input));
+        return slot.main.runSync(context, limit);
+      });
     } catch (err) {
-      const message = String((err as Error)?.message ?? err);
-      if (isolate.isDisposed || /memory limit/i.test(message)) {
+      const broken = host.brokenLimit(err, isolate);
+      if (broken === "memory_limit") {
         drop(code.sha256);
         return failed(
           "memory_limit",
           `${stage === "load" ? "Loading the module" : `The ${stage} call`} went past the ${memoryMb} MiB heap limit.`,
         );
       }
-      if (/timed out/i.test(message)) {
+      if (broken === "timeout") {
         drop(code.sha256);
         return failed(
           "timeout",
@@ -209,18 +176,17 @@ export function isolateRuleSandbox(
         );
       }
       // only the code's own doing gets here (e.g. a rejected Promise it left behind): a failure of it
-      const host = /^(?:\w*Error: )?([\w$]+) is not defined/.exec(message)?.[1];
-      if (host && HOST_NAMES.has(host)) {
-        return failed("escape", `The code reached for ${host}, which the sandbox does not have.`, {
-          escapes: [{ name: host, detail: `read ${host}` }],
+      const message = String((err as Error)?.message ?? err);
+      const hostName = /^(?:\w*Error: )?([\w$]+) is not defined/.exec(message)?.[1];
+      if (hostName && HOST_NAMES.has(hostName)) {
+        return failed("escape", `The code reached for ${hostName}, which the sandbox does not have.`, {
+          escapes: [{ name: hostName, detail: `read ${hostName}` }],
         });
       }
       return failed(
         "throw",
         `An error escaped the ${stage} call (a rejected Promise?): ${message.slice(0, 300)}`,
       );
-    } finally {
-      if (!isolate.isDisposed) context.release();
     }
     if (typeof raw !== "string") return failed("bad_return", `The ${stage} call gave no result.`);
     if (raw.length > MAX_OUTPUT)
@@ -262,7 +228,7 @@ export function isolateRuleSandbox(
   };
 
   return {
-    id: `isolated-vm@5.0.4 (hook ${timeoutMs} ms, ${memoryMb} MiB)`,
+    id: `${ISOLATED_VM} (hook ${timeoutMs} ms, ${memoryMb} MiB)`,
     limits: { timeoutMs, memoryMb },
     load(code: CompiledRuleCode): RuleCodeResult<LoadedRuleCode> {
       const r = run(code, "load", { mode: "load" });

@@ -5,10 +5,8 @@
  * afterwards, so nothing one run does is visible to the next. A run that breaks a limit ends with
  * status `timeout` or `memory_limit`, an escape of that kind, and the host goes on.
  *
- * isolated-vm is a native module, loaded the first time a sandbox runs (never at import), and wants
- * node started with `--no-node-snapshot` (the bin, `npm test` and `npm start` pass it).
+ * It runs on the project's one isolated-vm host (`isolate-host.ts`), with no second try of a run.
  */
-import { createRequire } from "node:module";
 import { ProvingError } from "../core/errors.ts";
 import type {
   CodeSandbox,
@@ -18,28 +16,13 @@ import type {
   SandboxTestResult,
 } from "../worlds/code-repair/sandbox.ts";
 import { HARNESS_SOURCE } from "./harness-source.ts";
+import { disposeIsolate, ISOLATED_VM, isolateHost } from "./isolate-host.ts";
 
 export interface SandboxLimits {
   /** Wall-clock limit of one run, in ms (default 1000). */
   timeoutMs?: number;
   /** Heap limit of the isolate, in MiB (default 32; isolated-vm's minimum is 8). */
   memoryMb?: number;
-}
-
-type Ivm = typeof import("isolated-vm");
-let ivm: Ivm | undefined;
-
-function loadIvm(): Ivm {
-  if (ivm) return ivm;
-  try {
-    ivm = createRequire(import.meta.url)("isolated-vm") as Ivm;
-  } catch (err) {
-    throw new ProvingError(
-      "sandbox_unavailable",
-      `the code sandbox needs the native module isolated-vm@5.0.4 (npm install builds it): ${(err as Error).message}`,
-    );
-  }
-  return ivm;
 }
 
 const MAX_TESTS = 500;
@@ -70,20 +53,25 @@ function sanitize(raw: unknown): { tests: SandboxTestResult[]; escapes: SandboxE
 
 /** A `CodeSandbox` on isolated-vm with the given limits. */
 export function isolateSandbox(limits: SandboxLimits = {}): CodeSandbox {
-  const timeoutMs = limits.timeoutMs ?? 1000;
-  const memoryMb = Math.max(8, limits.memoryMb ?? 32);
+  const host = isolateHost({
+    timeoutMs: limits.timeoutMs ?? 1000,
+    memoryMb: limits.memoryMb ?? 32,
+    needs: "the code sandbox needs",
+  });
+  const { timeoutMs, memoryMb } = host;
   return {
-    id: `isolated-vm@5.0.4 (timeout ${timeoutMs} ms, memory ${memoryMb} MiB)`,
+    id: `${ISOLATED_VM} (timeout ${timeoutMs} ms, memory ${memoryMb} MiB)`,
     run(request: SandboxRequest): SandboxRun {
-      const lib = loadIvm();
       const input = JSON.stringify({ files: request.files, tests: request.tests });
-      const isolate = new lib.Isolate({ memoryLimit: memoryMb });
+      const isolate = host.newIsolate();
       try {
-        const context = isolate.createContextSync();
-        const script = isolate.compileScriptSync(`const INPUT = ${input};\n${HARNESS_SOURCE}`, {
-          filename: "proving-sandbox-harness.js",
-        });
-        const raw = script.runSync(context, { timeout: timeoutMs });
+        const raw = host.runFresh(isolate, (context, limit) =>
+          isolate
+            .compileScriptSync(`const INPUT = ${input};\n${HARNESS_SOURCE}`, {
+              filename: "proving-sandbox-harness.js",
+            })
+            .runSync(context, limit),
+        );
         let parsed: unknown;
         try {
           parsed = JSON.parse(String(raw));
@@ -92,24 +80,25 @@ export function isolateSandbox(limits: SandboxLimits = {}): CodeSandbox {
         }
         return { status: "ok", ...sanitize(parsed) };
       } catch (err) {
-        const message = String((err as Error)?.message ?? err);
-        if (isolate.isDisposed || /memory limit/i.test(message)) {
+        const broken = host.brokenLimit(err, isolate);
+        if (broken === "memory_limit") {
           return {
             status: "memory_limit",
             tests: [],
             escapes: [{ kind: "memory_limit", detail: `the code went past the ${memoryMb} MiB heap limit` }],
           };
         }
-        if (/timed out/i.test(message)) {
+        if (broken === "timeout") {
           return {
             status: "timeout",
             tests: [],
             escapes: [{ kind: "timeout", detail: `the code ran past the ${timeoutMs} ms time limit` }],
           };
         }
+        const message = String((err as Error)?.message ?? err);
         throw new ProvingError("sandbox_failed", `the code sandbox failed: ${message.slice(0, 300)}`);
       } finally {
-        if (!isolate.isDisposed) isolate.dispose();
+        disposeIsolate(isolate);
       }
     },
   };
