@@ -1,5 +1,5 @@
 /**
- * The core contracts of Proving Ground (names are normative; see DESIGN.md).
+ * The core contracts of Proving Ground (names are normative; see docs/design.md).
  * Everything here is plain data or an interface: no clock, no randomness, no IO.
  */
 import type { Fault } from "./errors.ts";
@@ -224,6 +224,12 @@ export interface AdmissibleAction {
 export interface AdmissibleActions {
   /** The list for the current observation: same state, same list, in the same order. */
   admissibleActions(): AdmissibleAction[];
+  /**
+   * How the list spells `action` (what a conformance check compares): an idempotency key the agent
+   * generated now becomes the list's fresh key, free text the list's text; the rest is unchanged.
+   * An admissible action canonicalises to an entry of the list. Absent: compared as it is.
+   */
+  canonicalAction?(action: { tool: string; args: JsonObject }): AdmissibleAction;
 }
 
 /** The most calls an admissible-actions list holds. */

@@ -1,7 +1,9 @@
 /** code-repair@1 on ToolWorld: the workspace is plain data in the state; the sandbox is injected. */
 import type { JsonValue } from "../../core/json.ts";
 import { toolDescriptor } from "../../core/tool.ts";
-import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { episodeStart, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { AdmissibleToolWorld } from "../shared/index.ts";
+import { CODE_REPAIR_ADMISSIBLE } from "./admissible.ts";
 import type { CodeSandbox } from "./sandbox.ts";
 import { type CodeRepairParams, type CodeRepairState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import { codeRepairTools } from "./tools.ts";
@@ -33,12 +35,15 @@ export function codeRepairDefinition(sandbox: CodeSandbox): ToolWorldDefinition<
   };
 }
 
-/** A code-repair@1 environment (not yet reset). */
-export function createCodeRepairWorld(sandbox: CodeSandbox): ToolWorld<CodeRepairState> {
-  return new ToolWorld(codeRepairDefinition(sandbox));
+/** A code-repair@1 environment (not yet reset); it declares admissible actions. */
+export function createCodeRepairWorld(sandbox: CodeSandbox): AdmissibleToolWorld<CodeRepairState> {
+  return new AdmissibleToolWorld(codeRepairDefinition(sandbox), CODE_REPAIR_ADMISSIBLE);
 }
 
 /** A code-repair@1 environment restored from its `saveState()`. */
-export function restoreCodeRepairWorld(sandbox: CodeSandbox, state: JsonValue): ToolWorld<CodeRepairState> {
-  return new ToolWorld(codeRepairDefinition(sandbox)).restore(state);
+export function restoreCodeRepairWorld(
+  sandbox: CodeSandbox,
+  state: JsonValue,
+): AdmissibleToolWorld<CodeRepairState> {
+  return new AdmissibleToolWorld(codeRepairDefinition(sandbox), CODE_REPAIR_ADMISSIBLE).restore(state);
 }

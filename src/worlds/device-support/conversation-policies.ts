@@ -11,11 +11,26 @@ type ConversationFlaw = "none" | "first-answer" | "promises";
 const ADDRESS = /\b\d{1,3} [A-Z][a-z]+(?: [A-Z][a-z]+)?/;
 const WITHDRAWS = /\b(no longer|cancel)\b|don'?t need (it|the replacement)/i;
 
-const addressIn = (text: string) => ADDRESS.exec(text)?.[0];
-const modelIn = (text: string) =>
+/** The first address line a text mentions (e.g. "12 Elm Street"). */
+export const addressIn = (text: string) => ADDRESS.exec(text)?.[0];
+/** The device model a text mentions (the longest name that matches). */
+export const modelIn = (text: string) =>
   [...MODELS]
     .sort((a, b) => b.length - a.length)
     .find((m) => ` ${normalizeText(text)} `.includes(` ${normalizeText(m)} `));
+
+/** What `asks-first` tells the customer (the admissible actions of device-support@2 offer the same). */
+export const MESSAGES = {
+  greet: (name: string, caseId: string) =>
+    `Hello ${name}, I'm handling your support case ${caseId}. Before I arrange anything: ` +
+    "do you still want a replacement, which address should we ship it to, and which device model do you have?",
+  confirm: (model: string, line: string) => `To confirm, should we ship a ${model} to ${line}?`,
+  refuseSecond:
+    "I'm sorry, but we cannot send a second replacement for this case. I have escalated your case to a specialist.",
+  closedWithout: "Understood, I have closed your case without a replacement.",
+  created: (requestId: string, line: string) =>
+    `Your replacement has been created (${requestId}) and will be shipped to ${line}.`,
+};
 
 /** Sends `text` and polls read_messages until the customer's next messages arrive; returns their texts. */
 function* ask(caseId: string, text: string, seen: Set<string>): Generator<AgentAction, string[], ToolResult> {
@@ -57,9 +72,7 @@ function* conversation(caseId: string, flaw: ConversationFlaw): Script {
   if (ok(found) && (found.replacements as JsonObject[]).length > 0) {
     yield* call("send_message", {
       case_id: caseId,
-      text: say(
-        "I'm sorry, but we cannot send a second replacement for this case. I have escalated your case to a specialist.",
-      ),
+      text: say(MESSAGES.refuseSecond),
     });
     yield {
       tool: "escalate",
@@ -69,14 +82,7 @@ function* conversation(caseId: string, flaw: ConversationFlaw): Script {
     return;
   }
 
-  let replies = yield* ask(
-    caseId,
-    say(
-      `Hello ${String(customer.name)}, I'm handling your support case ${caseId}. Before I arrange anything: ` +
-        "do you still want a replacement, which address should we ship it to, and which device model do you have?",
-    ),
-    seen,
-  );
+  let replies = yield* ask(caseId, say(MESSAGES.greet(String(customer.name), caseId)), seen);
   const withdrawn = (texts: string[]) => texts.some((t) => WITHDRAWS.test(t));
   let model = String((got.device as JsonObject).model);
   let line = String(addresses[0].line);
@@ -90,7 +96,7 @@ function* conversation(caseId: string, flaw: ConversationFlaw): Script {
   let confirmed = flaw === "first-answer";
   for (let round = 0; !confirmed && !withdrawn(replies) && round < 5; round++) {
     const asked = { line, model };
-    replies = yield* ask(caseId, `To confirm, should we ship a ${model} to ${line}?`, seen);
+    replies = yield* ask(caseId, MESSAGES.confirm(model, line), seen);
     take(replies);
     const corrected = normalizeText(line) !== normalizeText(asked.line) || model !== asked.model;
     confirmed = !corrected && replies.some((t) => /^\W*yes\b/i.test(t));
@@ -98,7 +104,7 @@ function* conversation(caseId: string, flaw: ConversationFlaw): Script {
   if (withdrawn(replies) || withdrawn(earlier.map((m) => String(m.text)))) {
     yield* call("send_message", {
       case_id: caseId,
-      text: say("Understood, I have closed your case without a replacement."),
+      text: say(MESSAGES.closedWithout),
     });
     yield { tool: "close_case", args: { case_id: caseId, resolution: "no_action" } };
     return;
@@ -121,7 +127,7 @@ function* conversation(caseId: string, flaw: ConversationFlaw): Script {
       tool: "send_message",
       args: {
         case_id: caseId,
-        text: `Your replacement has been created (${requestId}) and will be shipped to ${line}.`,
+        text: MESSAGES.created(requestId, line),
       },
     },
   ]);

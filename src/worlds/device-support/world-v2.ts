@@ -3,9 +3,10 @@ import { configError } from "../../core/errors.ts";
 import { constantArray } from "../../core/hash.ts";
 import type { JsonValue } from "../../core/json.ts";
 import { toolDescriptor } from "../../core/tool.ts";
-import { ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import type { ToolWorldDefinition } from "../../core/tool-world.ts";
 import type { CustomerSimulator, CustomerTurn } from "../shared/customer-simulator.ts";
-import { serviceFaultDispatch } from "../shared/index.ts";
+import { AdmissibleToolWorld, serviceFaultDispatch } from "../shared/index.ts";
+import { DEVICE_SUPPORT_V2_ADMISSIBLE } from "./admissible-v2.ts";
 import {
   type ConversationParams,
   type DeviceSupportV2State,
@@ -106,11 +107,12 @@ function definitionV2(): ToolWorldDefinition<DeviceSupportV2State> {
  * device-support@2: device-support@1 plus a simulated customer. `send_message` to the case's customer
  * asks the task's simulator (scripted personas, or an injected one such as an LLM) for a reply before
  * the call runs; the tool then records the reply, hidden until it arrives in virtual time. What the
- * customer said is saved with the state, so a restored episode never asks the simulator again.
+ * customer said is saved with the state, so a restored episode never asks the simulator again. It
+ * declares admissible actions (`DEVICE_SUPPORT_V2_ADMISSIBLE`).
  */
-export class DeviceSupportWorldV2 extends ToolWorld<DeviceSupportV2State> {
+export class DeviceSupportWorldV2 extends AdmissibleToolWorld<DeviceSupportV2State> {
   constructor(private readonly simulators: ReadonlyMap<string, CustomerSimulator>) {
-    super(definitionV2());
+    super(definitionV2(), DEVICE_SUPPORT_V2_ADMISSIBLE);
   }
 
   static fromState(

@@ -2,8 +2,9 @@ import type { EnvSpec, Task, ToolDescriptor } from "../../core/contracts.ts";
 import { constantArray } from "../../core/hash.ts";
 import { cloneJson, type JsonValue } from "../../core/json.ts";
 import { toolDescriptor } from "../../core/tool.ts";
-import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
-import { serviceFaultDispatch } from "../shared/index.ts";
+import { episodeStart, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { AdmissibleToolWorld, serviceFaultDispatch } from "../shared/index.ts";
+import { DEVICE_SUPPORT_ADMISSIBLE } from "./admissible.ts";
 import { type DeviceSupportState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import type { DeviceSupportParams } from "./tasks.ts";
 import { RATE_LIMITED_TOOLS, TOOLS } from "./tools.ts";
@@ -86,10 +87,10 @@ export const DEFINITION: ToolWorldDefinition<DeviceSupportState> = {
     verifyDeviceSupport({ task: s.task, entities: s.entities, effects, trace: s.trace }),
 };
 
-/** The device-support world (spec: spec/device-support.md). */
-export class DeviceSupportWorld extends ToolWorld<DeviceSupportState> {
+/** The device-support world (spec: spec/device-support.md); it declares admissible actions. */
+export class DeviceSupportWorld extends AdmissibleToolWorld<DeviceSupportState> {
   constructor() {
-    super(DEFINITION);
+    super(DEFINITION, DEVICE_SUPPORT_ADMISSIBLE);
   }
 
   static fromState(saved: JsonValue): DeviceSupportWorld {

@@ -1,8 +1,9 @@
 import type { EnvSpec, Task, ToolDescriptor } from "../../core/contracts.ts";
 import { cloneJson, type JsonValue } from "../../core/json.ts";
 import { toolDescriptor } from "../../core/tool.ts";
-import { episodeStart, ToolWorld, type ToolWorldDefinition } from "../../core/tool-world.ts";
-import { serviceFaultDispatch } from "../shared/index.ts";
+import { episodeStart, type ToolWorldDefinition } from "../../core/tool-world.ts";
+import { AdmissibleToolWorld, serviceFaultDispatch } from "../shared/index.ts";
+import { ORDER_OPS_ADMISSIBLE } from "./admissible.ts";
 import { type OrderOpsState, VERIFIER_ID, WORLD_ID } from "./state.ts";
 import type { OrderOpsParams } from "./tasks.ts";
 import { RATE_LIMITED_TOOLS, TOOLS } from "./tools.ts";
@@ -81,11 +82,11 @@ const DEFINITION: ToolWorldDefinition<OrderOpsState> = {
 
 /**
  * The order-ops world (spec: spec/order-ops.md). As every tool world, it offers virtual time control
- * to harness layers: `elapse(seconds)` and `deferJob(id, seconds)`.
+ * to harness layers: `elapse(seconds)` and `deferJob(id, seconds)`, and declares admissible actions.
  */
-export class OrderOpsWorld extends ToolWorld<OrderOpsState> {
+export class OrderOpsWorld extends AdmissibleToolWorld<OrderOpsState> {
   constructor() {
-    super(DEFINITION);
+    super(DEFINITION, ORDER_OPS_ADMISSIBLE);
   }
 
   static fromState(saved: JsonValue): OrderOpsWorld {

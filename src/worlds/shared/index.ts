@@ -1,3 +1,15 @@
+export {
+  type AdmissibleSpec,
+  type ArgSource,
+  admissibleCalls,
+  canonicalAdmissible,
+  DEFAULT_WAITS,
+  FRESH_KEY_PREFIX,
+  freshKey,
+  inAdmissible,
+  waitDurations,
+} from "./admissible-actions.ts";
+export { type AdmissibleDeclaration, AdmissibleToolWorld, seenInToolWorld } from "./admissible-tool-world.ts";
 export { assembleTask, type TaskParts } from "./assemble-task.ts";
 export {
   type CustomerFacts,
@@ -43,6 +55,7 @@ export {
   scriptPolicy,
 } from "./script-policy.ts";
 export { scriptedCustomer, scriptedReply } from "./scripted-customer.ts";
+export { type SeenCall, type SeenScalar, SeenValues, type TextExtractor } from "./seen-values.ts";
 export { closeTool, escalateTool, type Subject, sendMessageTool } from "./subject-tools.ts";
 export { checkOverrides, findFamily, numberParam, rateLimitParam, readTaskRequest } from "./task-request.ts";
 export { pad, uniqueIds } from "./unique-ids.ts";

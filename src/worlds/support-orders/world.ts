@@ -1,5 +1,7 @@
 import type {
   Action,
+  AdmissibleAction,
+  AdmissibleActions,
   Delivery,
   Environment,
   EnvironmentCapabilities,
@@ -32,12 +34,21 @@ const restore = (saved: SavedEnvironment): Environment => {
   throw new ProvingError("wrong_state_type", `${WORLD_ID} cannot restore ${saved.type}`);
 };
 
-const deps: LinkDeps = {
+/** The link's parts, each a world that declares admissible actions; `onB` is told of world B when made. */
+const depsWith = (onB: (b: Environment) => void): LinkDeps => ({
   b: orderOps,
-  createB: () => new OrderOpsWorld(),
+  createB: () => {
+    const b = new OrderOpsWorld();
+    onB(b);
+    return b;
+  },
   handoff: replacementOrderHandoff,
-  restore,
-};
+  restore: (saved) => {
+    const env = restore(saved);
+    if (saved.type === ORDER_OPS_ID) onB(env);
+    return env;
+  },
+});
 
 interface Saved {
   task: Task;
@@ -49,10 +60,24 @@ interface Saved {
  * `support-orders@1`: a registered world that is a Link layer over device-support@1 with order-ops@1
  * as world B, one linked family per (A family, B family). Its verdict is A.passed AND B.passed.
  */
-export class SupportOrdersWorld implements Environment, Inspection, Delivery, TimeControl {
-  /** Both parts are tool worlds in this process: inspection, deliveries and time control pass through. */
-  readonly capabilities: EnvironmentCapabilities = { inspection: this, delivery: this, timeControl: this };
+export class SupportOrdersWorld implements Environment, Inspection, Delivery, TimeControl, AdmissibleActions {
+  /**
+   * Both parts are tool worlds in this process: inspection, deliveries and time control pass through;
+   * the admissible actions are those of the part the agent is in (device-support, then order-ops).
+   */
+  readonly capabilities: EnvironmentCapabilities = {
+    inspection: this,
+    delivery: this,
+    timeControl: this,
+    admissible: this,
+  };
   private link: LinkLayer | undefined;
+  /** The parts, for their admissible actions. */
+  private a: DeviceSupportWorld | undefined;
+  private b: Environment | undefined;
+  private readonly deps = depsWith((b) => {
+    this.b = b;
+  });
   private task: Task | undefined;
   /** The first observation (task A, with the linked instruction). */
   private first: Observation | undefined;
@@ -73,7 +98,8 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
     const world = new SupportOrdersWorld();
     const a = DeviceSupportWorld.fromState(s.link.env.state);
     const layer = s.link.layers[0];
-    world.link = LinkLayer.fromState(a, layer.params as unknown as LinkParams, deps, layer.state);
+    world.a = a;
+    world.link = LinkLayer.fromState(a, layer.params as unknown as LinkParams, world.deps, layer.state);
     world.task = s.task;
     world.first = s.first;
     return world;
@@ -99,7 +125,9 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
       ...(p.link.params ? { params: p.link.params } : {}),
     };
     this.task = cloneJson(opts.task);
-    this.link = new LinkLayer(new DeviceSupportWorld(), params, deps);
+    this.a = new DeviceSupportWorld();
+    this.b = undefined;
+    this.link = new LinkLayer(this.a, params, this.deps);
     const obs = await this.link.reset({ ...opts, task: p.a });
     this.first = obs.kind === "task" ? { ...obs, instruction: opts.task.instruction } : obs;
     return cloneJson(this.first);
@@ -126,6 +154,21 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
       link: this.active.saveState() as unknown as StackState,
     };
     return cloneJson(saved) as unknown as JsonValue;
+  }
+
+  /** The part the agent is in: device-support's list, then order-ops' after the hand-off; none once done. */
+  private part(): AdmissibleActions | undefined {
+    const stage = this.active.stage;
+    if (stage === "a") return this.a?.capabilities.admissible;
+    return stage === "b" ? this.b?.capabilities.admissible : undefined;
+  }
+
+  admissibleActions(): AdmissibleAction[] {
+    return this.part()?.admissibleActions() ?? [];
+  }
+
+  canonicalAction(action: { tool: string; args: JsonObject }): AdmissibleAction {
+    return this.part()?.canonicalAction?.(action) ?? { tool: action.tool, args: action.args };
   }
 
   delivered(observation: Observation): void {
