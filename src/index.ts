@@ -58,7 +58,7 @@ export {
 } from "./core/index.ts";
 export { customerPrompt, llmCustomer } from "./customers/index.ts";
 export type { GymDescription, GymParts, GymPlugin } from "./gym/index.ts";
-export { createGym, defaultGym, Gym, loadGym } from "./gym/index.ts";
+export { BUILTIN_WORLDS, createGym, defaultGym, Gym, loadGym } from "./gym/index.ts";
 export type { LayerSpec, Rule, VariantSpec } from "./harness/index.ts";
 export {
   blocked,
@@ -87,7 +87,6 @@ export {
   replayTrial,
   resumeExperiment,
   runExperiment,
-  runSelftest,
   runTrial,
 } from "./runner/index.ts";
 export {
@@ -108,11 +107,11 @@ export {
 } from "./stats/index.ts";
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
+export { runSelftest } from "./testing/selftest.ts";
 export { deviceSupport, deviceSupportV2, deviceSupportV2World } from "./worlds/device-support/index.ts";
 export type { SimpleWorldContext, SimpleWorldOptions } from "./worlds/index.ts";
 export {
   BUILTIN_HANDOFFS,
-  BUILTIN_WORLDS,
   defineToolWorld,
   orderOps,
   scriptPolicy,

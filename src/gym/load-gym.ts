@@ -1,7 +1,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { configError, errorMessage } from "../core/errors.ts";
-import { BUILTIN_PARTS } from "./default-gym.ts";
+import { BUILTIN_PARTS } from "./builtin-parts.ts";
 import { parseGymDescription } from "./description.ts";
 import { createGym, type Gym, type GymParts } from "./gym.ts";
 

@@ -1,0 +1,35 @@
+import { BUILTIN_AGENT_KINDS } from "../agents/builtin-kinds.ts";
+import type { WorldDefinition } from "../core/registry.ts";
+import { FAULT_RULES } from "../harness/faults/index.ts";
+import { generatedRule } from "../rules/generated-rule.ts";
+import { isolateRuleSandbox } from "../rules/isolate-rule-sandbox.ts";
+import { isolateSandbox } from "../sandbox/isolate-sandbox.ts";
+import {
+  BUILTIN_HANDOFFS,
+  codeRepairWorld,
+  deviceSupport,
+  deviceSupportV2,
+  orderOps,
+  supportOrders,
+} from "../worlds/index.ts";
+import type { GymParts } from "./gym.ts";
+
+/** The worlds that ship with Proving Ground, with what they need injected (`defaultGym()` wires them). */
+export const BUILTIN_WORLDS: readonly WorldDefinition[] = [
+  deviceSupport,
+  // device-support@1 plus a simulated customer and the conversation families (@1 stays for its records)
+  deviceSupportV2,
+  orderOps,
+  supportOrders,
+  // its workspace code runs in isolated-vm (the sandbox is injected; the world itself stays pure)
+  codeRepairWorld(isolateSandbox()),
+];
+
+/** Everything that ships with Proving Ground, as gym parts. */
+export const BUILTIN_PARTS = {
+  worlds: BUILTIN_WORLDS,
+  // generated rule code (`rule.generated@1`) runs in the isolated-vm rule sandbox
+  rules: [...FAULT_RULES, generatedRule(isolateRuleSandbox())],
+  handoffs: BUILTIN_HANDOFFS,
+  agentKinds: BUILTIN_AGENT_KINDS,
+} as const satisfies GymParts;
