@@ -87,6 +87,7 @@ export {
   replayTrial,
   resumeExperiment,
   runExperiment,
+  runSelftest,
   runTrial,
 } from "./runner/index.ts";
 export {
@@ -107,7 +108,6 @@ export {
 } from "./stats/index.ts";
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
-export { runSelftest } from "./testing/selftest.ts";
 export { deviceSupport, deviceSupportV2, deviceSupportV2World } from "./worlds/device-support/index.ts";
 export type { SimpleWorldContext, SimpleWorldOptions } from "./worlds/index.ts";
 export {
