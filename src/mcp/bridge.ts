@@ -7,16 +7,17 @@ import type {
   StepRecord,
   ToolResult,
   TrialRecordSummary,
-  Verdict,
 } from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { afterEndResult } from "../protocol/after-end-result.ts";
+import type { EpisodeEndNote, ToolStep } from "../protocol/tool-step.ts";
 
-/** What a tool call gets back: the world's result, plus the verdict when the call ended the trial. */
-export interface BridgeCallResult {
-  result: ToolResult;
-  /** The trial ended with this call (or had already ended). */
-  ended?: { outcome: TrialRecordSummary["outcome"]; verdict?: Verdict };
+/**
+ * What a tool call gets back (the protocol's tool step): the world's result and the step's
+ * bookkeeping, with `end` (outcome and verdict) when the call ended the trial or came after its end.
+ */
+export interface BridgeCallResult extends ToolStep {
   /** The call never reached the world (the trial had ended, or ended before it could run). */
   notRun?: boolean;
 }
@@ -63,11 +64,16 @@ export class McpBridge {
   private endSummary: TrialRecordSummary | undefined;
   private gone: string | undefined;
   private calls = 0;
+  /** Calls the world answered (the agent's steps). */
+  private steps = 0;
+  private episodeId: string | null = null;
+  private now: number | null = null;
 
   constructor(id = "mcp") {
     this.agent = {
       id,
       start: (episode: EpisodeInfo): AgentSession => {
+        this.episodeId = episode.episodeId;
         this.startedD.resolve(episode);
         return {
           act: (observation: Observation) => {
@@ -98,7 +104,7 @@ export class McpBridge {
       return; // answered at end(), with the verdict
     }
     this.inflight = undefined;
-    call.resolve({ result: resultOf(step.observation) });
+    call.resolve(this.answered(step.observation, step.reward, step.t));
   };
 
   /** Without `onStep` wired, the observation handed to act() answers the call that produced it. */
@@ -106,7 +112,27 @@ export class McpBridge {
     const call = this.inflight;
     if (!call || observation.kind !== "tool_result") return;
     this.inflight = undefined;
-    call.resolve({ result: observation.result });
+    call.resolve(this.answered(observation, null, observation.now));
+  }
+
+  /** The answer to a call the world stepped with. */
+  private answered(
+    observation: Observation,
+    reward: number | null,
+    now: number,
+    end?: EpisodeEndNote,
+  ): BridgeCallResult {
+    this.steps++;
+    this.now = now;
+    return {
+      result: resultOf(observation),
+      done: end !== undefined,
+      reward,
+      episodeId: this.episodeId,
+      stepCount: this.steps,
+      now,
+      ...(end ? { end } : {}),
+    };
   }
 
   /** One tool call; calls run one at a time, in the order they arrive. */
@@ -156,10 +182,9 @@ export class McpBridge {
       this.terminalStep?.observation ??
       (last?.kind === "tool_result" && last.callId === this.inflightCallId ? last : undefined);
     if (answered) {
-      call.resolve({
-        result: resultOf(answered),
-        ended: { outcome: summary.outcome, ...(summary.verdict ? { verdict: summary.verdict } : {}) },
-      });
+      const step = this.terminalStep;
+      const now = step?.t ?? (answered.kind === "tool_result" ? answered.now : (this.now ?? 0));
+      call.resolve(this.answered(answered, step?.reward ?? null, now, endOf(summary)));
     } else {
       call.resolve(this.afterEnd());
     }
@@ -167,10 +192,14 @@ export class McpBridge {
 
   private afterEnd(): BridgeCallResult {
     const s = this.endSummary;
-    const why = s ? `the trial has ended (${s.outcome})` : `the trial is over: ${this.gone}`;
     return {
-      result: { ok: false, error: { code: "trial_ended", message: why, retryable: false } },
-      ...(s ? { ended: { outcome: s.outcome, ...(s.verdict ? { verdict: s.verdict } : {}) } } : {}),
+      result: afterEndResult(s ? { outcome: s.outcome } : { reason: this.gone ?? "the trial is over" }),
+      done: true,
+      reward: null,
+      episodeId: this.episodeId,
+      stepCount: this.steps,
+      now: this.now,
+      ...(s ? { end: endOf(s) } : {}),
       notRun: true,
     };
   }
@@ -183,6 +212,10 @@ export class McpBridge {
     this.waitingAct = undefined;
     waiting?.reject(new ProvingError("agent_disconnected", reason));
   }
+}
+
+function endOf(summary: TrialRecordSummary): EpisodeEndNote {
+  return { outcome: summary.outcome, ...(summary.verdict ? { verdict: summary.verdict } : {}) };
 }
 
 function resultOf(observation: Observation): ToolResult {

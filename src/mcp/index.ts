@@ -1,6 +1,6 @@
 export { type BridgeCallResult, McpBridge } from "./bridge.ts";
 export { type McpHttpOptions, type McpHttpServer, serveMcpHttp } from "./http.ts";
-export { createMcpServer, type McpServerOptions, toCallToolResult } from "./server.ts";
+export { createMcpServer, type McpServerOptions } from "./server.ts";
 export {
   MCP_DEFAULT_WALL_TIMEOUT_MS,
   type McpTrial,

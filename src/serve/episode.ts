@@ -1,7 +1,10 @@
-import type { Environment, StepResult, Task, Verdict } from "../core/contracts.ts";
+import type { Budget, Environment, StepResult, Task, TrialStats, Verdict } from "../core/contracts.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
+import type { EpisodeEndNote } from "../protocol/tool-step.ts";
+import { exhaustedBudget } from "../runner/budget.ts";
+import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
 import {
   type ChosenTask,
   resetMetadataFor,
@@ -33,10 +36,21 @@ export interface EpisodeDefaults {
 
 export type SessionKind = "http" | "ws";
 
+const freshStats = (): TrialStats => ({
+  steps: 0,
+  virtualSeconds: 0,
+  wallMs: 0,
+  tokensIn: 0,
+  tokensOut: 0,
+  costUsd: 0,
+});
+
 /**
  * One session: one environment instance, one episode at a time. Every operation runs in turn
  * (a session never steps twice at once), and the session knows when it was last used so the
- * reaper can reclaim it.
+ * reaper can reclaim it. The episode is kept as the runner keeps a trial's: its stats (steps,
+ * virtual seconds), the step budget checked with the runner's `exhaustedBudget`, and its end (verdict
+ * and outcome) decided by the runner's `endOfEpisode`.
  */
 export class Episode {
   readonly kind: SessionKind;
@@ -51,12 +65,13 @@ export class Episode {
   private seed: number | null = null;
   /** What the client of the current episode chose itself (echoed to it; the rest stays hidden). */
   private chosen: ChosenTask = {};
-  private stepCount = 0;
-  private now = 0;
+  /** The runner's per-trial stats: `steps` (the agent's) and `virtualSeconds` are kept. */
+  private stats: TrialStats = freshStats();
   private totalReward = 0;
   private terminated = false;
   private truncated = false;
-  private verdict: Verdict | undefined;
+  /** How the episode ended, once it has. */
+  private ending: EndOfEpisode | undefined;
   private broken: string | undefined;
   private disposed = false;
   /** Called once when the session is evicted (reaped, closed by the server). */
@@ -82,6 +97,22 @@ export class Episode {
 
   get done(): boolean {
     return this.terminated || this.truncated;
+  }
+
+  /** The current episode's id (`null` before the first reset). */
+  get id(): string | null {
+    return this.episodeId;
+  }
+
+  /** Once the episode has ended: its outcome (as a trial's would be) and the verdict. */
+  get end(): EpisodeEndNote | undefined {
+    const e = this.ending;
+    return this.done && e ? { outcome: e.outcome, verdict: e.verdict } : undefined;
+  }
+
+  /** Steps taken and virtual seconds, as the runner counts a trial's. */
+  get progress(): { steps: number; now: number } {
+    return { steps: this.stats.steps, now: this.stats.virtualSeconds };
   }
 
   /**
@@ -184,12 +215,11 @@ export class Episode {
       ...(params.difficulty !== undefined ? { difficulty: params.difficulty } : {}),
       ...(params.seed !== undefined ? { seed: params.seed } : {}),
     };
-    this.stepCount = 0;
-    this.now = 0;
+    this.stats = freshStats();
     this.totalReward = 0;
     this.terminated = false;
     this.truncated = false;
-    this.verdict = undefined;
+    this.ending = undefined;
     this.broken = undefined;
     return {
       observation,
@@ -221,6 +251,11 @@ export class Episode {
     return this.defaults.maxSteps ?? 200;
   }
 
+  /** The server's step cap, as a runner budget. */
+  private get budget(): Budget {
+    return { maxSteps: this.maxSteps };
+  }
+
   async step(
     action: WireAction,
     opts: { viewer: Viewer; requestId?: string; timeoutS?: number },
@@ -230,7 +265,7 @@ export class Episode {
     if (this.broken) throw new ServeError("SESSION_ERROR", `the episode is unusable (${this.broken}); reset`);
     if (action.mcp === "list_tools") return this.listTools(opts.requestId);
     if (this.done) throw new ServeError("SESSION_ERROR", "the episode has ended; reset to start another");
-    const index = this.stepCount;
+    const index = this.stats.steps;
     let result: StepResult;
     try {
       const work = env.step({
@@ -243,28 +278,34 @@ export class Episode {
       this.broken = err instanceof StepTimeout ? "a step timed out" : "a step failed";
       throw new ServeError("EXECUTION_ERROR", `step failed: ${errorMessage(err)}`);
     }
-    this.stepCount++;
-    this.now = result.info.now;
+    const stats = this.stats;
+    stats.steps++;
+    stats.virtualSeconds = result.info.now;
     this.totalReward += result.reward;
     let truncatedBy: string | undefined;
     if (result.terminated || result.truncated) {
       this.terminated = result.terminated;
       this.truncated = result.truncated;
-      this.verdict = result.info.verdict ?? this.evaluate(env);
-    } else if (this.stepCount >= this.maxSteps) {
-      this.truncated = true;
-      this.verdict = this.evaluate(env);
-      truncatedBy = "max_steps";
+      this.ending = endOfEpisode(result, () => this.evaluate(env));
+    } else {
+      // the runner checks its budgets before the next act(); a server cuts at once, so the client is told
+      const cut = exhaustedBudget(this.budget, stats.steps, stats);
+      if (cut !== undefined) {
+        this.truncated = true;
+        this.ending = { outcome: "budget_exhausted", reason: cut, verdict: this.evaluate(env) };
+        truncatedBy = "max_steps";
+      }
     }
+    const verdict = this.ending?.verdict;
     const bookkeeping: StepBookkeeping = {
       episode_id: this.episodeId,
-      step_count: this.stepCount,
-      now: this.now,
+      step_count: stats.steps,
+      now: stats.virtualSeconds,
       terminated: this.terminated,
       truncated: this.truncated,
     };
     if (truncatedBy !== undefined) bookkeeping.truncated_by = truncatedBy;
-    if (this.verdict) bookkeeping.verdict = this.verdict as unknown as JsonValue;
+    if (verdict) bookkeeping.verdict = verdict as unknown as JsonValue;
     if (opts.requestId !== undefined) bookkeeping.request_id = opts.requestId;
     return {
       observation:
@@ -294,8 +335,8 @@ export class Episode {
       done: this.done,
       metadata: {
         episode_id: this.episodeId,
-        step_count: this.stepCount,
-        now: this.now,
+        step_count: this.stats.steps,
+        now: this.stats.virtualSeconds,
         terminated: this.terminated,
         truncated: this.truncated,
         ...(requestId !== undefined ? { request_id: requestId } : {}),
@@ -318,19 +359,19 @@ export class Episode {
     return stateFor(
       {
         episode_id: this.episodeId,
-        step_count: this.stepCount,
+        step_count: this.stats.steps,
         world: this.target.world.id,
         environment: this.target.id,
         task_id: t?.id ?? null,
         family: t?.family ?? null,
         difficulty: t?.difficulty ?? null,
         seed: this.seed,
-        now: this.now,
+        now: this.stats.virtualSeconds,
         done: this.done,
         terminated: this.terminated,
         truncated: this.truncated,
         total_reward: this.totalReward,
-        ...(this.done && this.verdict ? { verdict: this.verdict as unknown as JsonValue } : {}),
+        ...(this.done && this.ending ? { verdict: this.ending.verdict as unknown as JsonValue } : {}),
       },
       this.chosen,
       viewer,

@@ -9,7 +9,7 @@ import { quoteInput } from "../core/quote-input.ts";
 import { metadataDoc, schemaDoc } from "./describe.ts";
 import { CLIENT_VIEW, serverMetadataFor, type Viewer } from "./disclosure.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
-import { handleMcpRpc, JSON_RPC } from "./mcp-rpc.ts";
+import { handleMcpRpc, isNotification, JSON_RPC } from "./mcp-rpc.ts";
 import { OPENAPI_VERSION, openApiDoc } from "./openapi.ts";
 import { parseEpisodeId, parseJsonText, parseResetParams, parseStepParams, ServeError } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
@@ -103,7 +103,12 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   app.get("/metadata", (c) => c.json(viewer(c).operator ? metadata : clientMetadata));
   app.get("/openapi.json", (c) => c.json(openapi));
 
-  /** OpenEnv's MCP mode over HTTP: always a JSON-RPC reply (status 200), as OpenEnv's server answers. */
+  /**
+   * OpenEnv's MCP mode over HTTP: a JSON-RPC reply (status 200), as OpenEnv's server answers; a
+   * notification (`notifications/initialized`) is accepted with 202 and no body, as MCP's streamable
+   * HTTP has it, so the official SDK client connects too. `Mcp-Session-Id` names the episode of a
+   * `tools/call` without `params.session_id`.
+   */
   app.post("/mcp", async (c) => {
     const text = await c.req.text();
     let request: unknown;
@@ -119,7 +124,27 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       }
       throw err;
     }
-    return c.json(await handleMcpRpc(request, { spec, sessions, viewer: viewer(c) }));
+    if (isNotification(request)) return c.body(null, 202);
+    const headerSession = c.req.header("mcp-session-id");
+    return c.json(
+      await handleMcpRpc(request, {
+        spec,
+        sessions,
+        viewer: viewer(c),
+        ...(headerSession ? { headerSession } : {}),
+      }),
+    );
+  });
+  /** MCP's streamable HTTP: this server opens no stream of its own (GET is 405, as the spec allows). */
+  app.get("/mcp", (c) => c.body(null, 405, { Allow: "POST, DELETE" }));
+  /** MCP's streamable HTTP: DELETE ends the session (the episode) `Mcp-Session-Id` names. */
+  app.delete("/mcp", (c) => {
+    const episodeId = c.req.header("mcp-session-id");
+    if (!episodeId) return c.body(null, 405, { Allow: "POST" });
+    const session = sessions.getHttp(episodeId);
+    if (!session) throw unknownEpisode(episodeId);
+    sessions.close(session, "closed by client");
+    return c.json({ episode_id: episodeId, closed: true });
   });
   app.get("/schema", (c) => c.json(schema));
 

@@ -1,40 +1,29 @@
 /**
  * OpenEnv's MCP mode: JSON-RPC 2.0 `tools/list` and `tools/call` on the served episode's tools, at
  * `POST /mcp` and as the WebSocket `mcp` message. A `tools/call` is one step of an episode: over a
- * WebSocket the connection's own; over HTTP the one `params.session_id` names (an `episode_id` from
- * `/reset`, or from the `openenv/session/create` method, which resets a new episode). The reply is an
- * MCP `CallToolResult` whose text content and `structuredContent` (and `data`, where OpenEnv's client
- * looks) are the world's JSON result; `_meta` carries `done`, `reward`, `step_count` and, at the end,
- * the `verdict`. A bad call is an error result (`isError: true`), never a protocol error.
+ * WebSocket the connection's own; over HTTP the one `params.session_id` names, else the one the
+ * `Mcp-Session-Id` header names (an `episode_id` from `/reset`, or from the `openenv/session/create`
+ * method, which resets a new episode). The tools and results are `src/protocol`'s, the same as
+ * `proving mcp`'s: a tool error is an error result (`isError: true`); a call that names no served
+ * tool is a JSON-RPC error (`-32602`); a call after the episode ended answers `trial_ended`.
  */
 import { randomUUID } from "node:crypto";
-import type { EnvSpec } from "../core/contracts.ts";
+import type { EnvSpec, ToolResult } from "../core/contracts.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
+import { afterEndResult } from "../protocol/after-end-result.ts";
+import { JSON_RPC, type JsonRpcId, type JsonRpcResponse } from "../protocol/json-rpc.ts";
+import { mcpCallResult } from "../protocol/mcp-call-result.ts";
+import { mcpTools } from "../protocol/mcp-tool.ts";
+import { readToolCall } from "../protocol/tool-call.ts";
+import type { ToolStep } from "../protocol/tool-step.ts";
 import type { Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
 import { parseResetParams, ServeError, type StepEnvelope } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
 
-/** JSON-RPC 2.0 error codes (the standard ones, and -32000 for a server error carrying a wire code). */
-export const JSON_RPC = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-  serverError: -32000,
-} as const;
-
-export type JsonRpcId = string | number | null;
-
-export interface JsonRpcResponse {
-  jsonrpc: "2.0";
-  id: JsonRpcId;
-  result?: JsonValue;
-  error?: { code: number; message: string; data?: JsonValue };
-}
+export { JSON_RPC, type JsonRpcId, type JsonRpcResponse };
 
 export interface McpRpcContext {
   spec: EnvSpec;
@@ -43,6 +32,8 @@ export interface McpRpcContext {
   session?: Episode;
   /** Who asks (the operator token's holder or a client; `disclosure.ts`). */
   viewer: Viewer;
+  /** Over HTTP: the `Mcp-Session-Id` header, the session of a call without `params.session_id`. */
+  headerSession?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -56,31 +47,14 @@ const failure = (id: JsonRpcId, code: number, message: string, data?: JsonValue)
 
 const success = (id: JsonRpcId, result: JsonValue): JsonRpcResponse => ({ jsonrpc: "2.0", id, result });
 
-/** The MCP tool list of a spec: `{name, description, inputSchema}`. */
-export function mcpTools(spec: EnvSpec): JsonObject[] {
-  return spec.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema }));
-}
-
-/** A step envelope as an MCP `CallToolResult`. */
-export function callToolResult(envelope: StepEnvelope): JsonObject {
-  const obs = envelope.observation as unknown as JsonObject;
-  const result = (obs.result ?? obs) as JsonValue;
-  const isError = isObject(result) && result.ok === false;
-  const meta = envelope.metadata;
-  return {
-    content: [{ type: "text", text: JSON.stringify(result) }],
-    structuredContent: result,
-    data: result,
-    isError,
-    _meta: {
-      done: envelope.done,
-      reward: envelope.reward,
-      episode_id: meta.episode_id ?? null,
-      step_count: meta.step_count ?? null,
-      now: meta.now ?? null,
-      ...(meta.verdict !== undefined ? { verdict: meta.verdict } : {}),
-    },
-  };
+/** A JSON-RPC notification (`notifications/...`, no id): nothing to answer. */
+export function isNotification(message: unknown): boolean {
+  return (
+    isObject(message) &&
+    !("id" in message) &&
+    typeof message.method === "string" &&
+    message.method.startsWith("notifications/")
+  );
 }
 
 /** Answers one JSON-RPC request (any value: a malformed one gets `-32600`). Never throws. */
@@ -107,7 +81,7 @@ export async function handleMcpRpc(request: unknown, ctx: McpRpcContext): Promis
       case "ping":
         return success(id, {});
       case "tools/list":
-        return success(id, { tools: mcpTools(ctx.spec) });
+        return success(id, { tools: mcpTools(ctx.spec.tools) as unknown as JsonValue });
       case "tools/call":
         return await toolsCall(id, params, ctx);
       case "openenv/session/create":
@@ -136,12 +110,12 @@ function sessionOf(
   ctx: McpRpcContext,
 ): Episode | { code: number; message: string } {
   if (ctx.session) return ctx.session;
-  const sid = params.session_id;
+  const sid = params.session_id ?? ctx.headerSession;
   if (typeof sid !== "string" || sid === "") {
     return {
       code: JSON_RPC.invalidParams,
       message:
-        "tools/call over HTTP needs params.session_id: an episode_id from POST /reset or from openenv/session/create",
+        "tools/call over HTTP needs params.session_id (or an Mcp-Session-Id header): an episode_id from POST /reset or from openenv/session/create",
     };
   }
   const session = ctx.sessions.getHttp(sid);
@@ -151,21 +125,47 @@ function sessionOf(
 }
 
 async function toolsCall(id: JsonRpcId, params: Record<string, unknown>, ctx: McpRpcContext) {
-  const name = params.name;
-  if (typeof name !== "string" || name === "")
-    return failure(id, JSON_RPC.invalidParams, "Missing 'name' in params");
-  const args = params.arguments ?? {};
-  if (!isObject(args)) return failure(id, JSON_RPC.invalidParams, "'arguments' must be an object");
-  if (!ctx.spec.tools.some((t) => t.name === name)) {
-    return failure(id, JSON_RPC.invalidParams, `Tool not found: ${quoteInput(name, 64)}`);
-  }
+  const call = readToolCall(params, ctx.spec.tools);
+  if ("problem" in call) return failure(id, JSON_RPC.invalidParams, call.problem);
   const session = sessionOf(params, ctx);
   if (!isEpisode(session)) return failure(id, session.code, session.message);
-  const run = () =>
-    session.step({ tool: name, args: structuredClone(args) as JsonObject }, { viewer: ctx.viewer });
+  const run = async (): Promise<ToolStep> => {
+    const end = session.end;
+    if (session.done && end) {
+      // as `proving mcp` answers a call after its trial ended: not run, no step
+      const { steps, now } = session.progress;
+      return {
+        result: afterEndResult(end),
+        done: true,
+        reward: null,
+        episodeId: session.id,
+        stepCount: steps,
+        now,
+        end,
+      };
+    }
+    const action = { tool: call.name, args: structuredClone(call.args) };
+    return toolStep(await session.step(action, { viewer: ctx.viewer }), session);
+  };
   // over WS the caller already holds the session's turn
-  const envelope = ctx.session ? await run() : await session.exclusive(ctx.sessions.clock, run);
-  return success(id, callToolResult(envelope));
+  const step = ctx.session ? await run() : await session.exclusive(ctx.sessions.clock, run);
+  return success(id, mcpCallResult(step) as unknown as JsonValue);
+}
+
+/** A step's envelope (as `/step` answers it) as the protocol's tool step. */
+function toolStep(envelope: StepEnvelope, session: Episode): ToolStep {
+  const obs = envelope.observation as unknown as JsonObject;
+  const meta = envelope.metadata;
+  const end = session.end;
+  return {
+    result: (obs.result ?? obs) as unknown as ToolResult,
+    done: envelope.done,
+    reward: envelope.reward,
+    episodeId: typeof meta.episode_id === "string" ? meta.episode_id : null,
+    stepCount: typeof meta.step_count === "number" ? meta.step_count : null,
+    now: typeof meta.now === "number" ? meta.now : null,
+    ...(end ? { end } : {}),
+  };
 }
 
 async function sessionCreate(id: JsonRpcId, params: Record<string, unknown>, ctx: McpRpcContext) {

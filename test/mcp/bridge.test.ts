@@ -38,7 +38,7 @@ async function drive(bridge: McpBridge, withOnStep: boolean) {
   for (let i = 0; i < 300; i++) {
     const action = await policy.act(obs);
     const r = await bridge.callTool(action.tool, action.args);
-    if (r.ended) return { last: r, record: await record };
+    if (r.end) return { last: r, record: await record };
     obs = { kind: "tool_result", tool: action.tool, callId: String(i), result: r.result, now: 0 };
   }
   throw new Error("no end");
@@ -47,16 +47,16 @@ async function drive(bridge: McpBridge, withOnStep: boolean) {
 test("the bridge turns tool calls into a runner trial (with onStep: the terminal call carries the world's result and the verdict)", async () => {
   const { last, record } = await drive(new McpBridge(), true);
   assert.equal(last.result.ok, true);
-  assert.equal(last.ended?.outcome, "passed");
-  assert.deepEqual(last.ended?.verdict, record.verdict);
+  assert.equal(last.end?.outcome, "passed");
+  assert.deepEqual(last.end?.verdict, record.verdict);
   assert.equal(record.outcome, "passed");
 });
 
 test("without onStep (a runner-owned trial), calls are answered from the next act(); the end still carries the verdict", async () => {
   const { last, record } = await drive(new McpBridge(), false);
   assert.equal(record.outcome, "passed");
-  assert.equal(last.ended?.outcome, "passed");
-  assert.deepEqual(last.ended?.verdict, record.verdict);
+  assert.equal(last.end?.outcome, "passed");
+  assert.deepEqual(last.end?.verdict, record.verdict);
 });
 
 test("calls after the end never reach the world; a vanished client ends an open trial as agent_error", async () => {
@@ -68,7 +68,7 @@ test("calls after the end never reach the world; a vanished client ends an open 
   });
   await bridge.started;
   const r = await bridge.callTool("get_case", { case_id: "C-00000" });
-  assert.equal(r.ended, undefined);
+  assert.equal(r.end, undefined);
   bridge.disconnect("client left");
   const rec = await record;
   assert.equal(rec.outcome, "agent_error");

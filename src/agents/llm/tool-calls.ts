@@ -11,6 +11,7 @@
  */
 import type { ToolDescriptor } from "../../core/contracts.ts";
 import type { JsonObject, JsonValue } from "../../core/json.ts";
+import { functionTool } from "../../protocol/provider-tools.ts";
 import type { FunctionTool } from "./provider.ts";
 
 /** A tool name no world can have (providers only accept `[a-zA-Z0-9_-]` in tool names). */
@@ -43,12 +44,7 @@ const toolLists = new WeakMap<readonly ToolDescriptor[], FunctionTool[]>();
 export function functionToolsFor(tools: readonly ToolDescriptor[]): FunctionTool[] {
   let list = toolLists.get(tools);
   if (!list) {
-    list = tools.map((t) => ({
-      type: "function" as const,
-      name: t.name,
-      description: t.description,
-      inputSchema: t.input_schema as FunctionTool["inputSchema"],
-    }));
+    list = tools.map(functionTool) as FunctionTool[];
     toolLists.set(tools, list);
   }
   return list;
