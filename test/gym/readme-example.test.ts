@@ -1,43 +1,34 @@
 /**
- * The README's library example (a gym with a custom world and a custom rule) is run as it is written:
- * the block after the `readme-example: custom-gym` marker, with `proving-ground` pointing at this
- * checkout's source, in a child process of its own.
+ * The docs' library example (docs/library.md: a gym with a custom world and a custom rule) runs as it is
+ * written: the world module (`<!-- file: counter-world.ts -->`) and the program after the
+ * `example: custom-gym` marker, in a project set up as the page tells a user to (test/docs/project.ts),
+ * with `proving-ground` resolving to this checkout's source, in a child process of its own.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { allBlocks, namedExample } from "../docs/blocks.ts";
+import { createDocsProject } from "../docs/project.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-function readmeExample(name: string): string {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const marker = readme.indexOf(`<!-- readme-example: ${name}`);
-  assert.ok(marker >= 0, `README has a readme-example: ${name} block`);
-  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(marker));
-  assert.ok(block, "a ts code block follows the marker");
-  return block[1];
-}
-
-test("the README's custom-gym example runs: the custom rule changes the outcome, the verifier does not", async () => {
-  const code = readmeExample("custom-gym");
-  const lines = code.split("\n").filter((l) => l.trim() !== "" && !l.trim().startsWith("//"));
-  // biome formats the README's code blocks at 110 columns; the example is 30 lines unwrapped
-  assert.ok(lines.length <= 80, `the example stays short (${lines.length} lines as formatted)`);
-  const src = pathToFileURL(path.join(ROOT, "src/index.ts")).href;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-readme-"));
+test("the docs' custom-gym example runs: the custom rule changes the outcome, the verifier does not", async () => {
+  const main = namedExample("custom-gym");
+  const world = allBlocks().find((b) => b.note === "file: counter-world.ts");
+  assert.ok(world, "docs/library.md has the counter-world.ts block");
+  const lines = (main.code + world.code)
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !l.trim().startsWith("//"));
+  // biome formats code at 110 columns; the world and the program together
+  assert.ok(lines.length <= 100, `the example stays short (${lines.length} lines as formatted)`);
+  const project = createDocsProject();
   try {
-    const file = path.join(dir, "example.mts");
-    fs.writeFileSync(file, code.replaceAll('from "proving-ground"', `from "${src}"`));
+    project.write("counter-world.ts", world.code);
+    const file = project.write("main.ts", main.code);
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
     const out = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
         ["--import", "tsx", file],
-        { cwd: ROOT, env, timeout: 120_000 },
+        { cwd: project.dir, env, timeout: 120_000 },
         (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
@@ -55,6 +46,6 @@ test("the README's custom-gym example runs: the custom rule changes the outcome,
     assert.deepEqual(outcomes("hasty", false), new Set(["failed"]), "the custom rule refuses its big add");
     assert.equal(out.trim().split("\n").at(-1), '["rule.small-steps@1"]');
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    project.dispose();
   }
 });

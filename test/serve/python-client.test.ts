@@ -1,5 +1,5 @@
 /**
- * The README's Python example, exactly as written there, run by python3 against a live server with
+ * The Python example of docs/serving.md, exactly as written there, run by python3 against a live server with
  * our stdlib-only client (`clients/python/proving_client.py`) on its path; and that client's MCP-mode
  * calls and error shape. Under CI a missing python3 fails the test instead of skipping it.
  */
@@ -25,11 +25,11 @@ function hasPython(): boolean {
 const python = hasPython();
 const skip = !python && process.env.CI !== "true" ? "python3 is not installed" : false;
 
-/** The README's one ```python block. */
+/** docs/serving.md's one ```python block. */
 function readmeSnippet(): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "docs", "serving.md"), "utf8");
   const blocks = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.equal(blocks.length, 1, "the README has one Python example");
+  assert.equal(blocks.length, 1, "docs/serving.md has one Python example");
   return blocks[0];
 }
 
@@ -45,14 +45,14 @@ function runPython(code: string, env: Record<string, string>): Promise<{ stdout:
   });
 }
 
-describe("the Python client and the README example", { skip }, () => {
+describe("the Python client and the docs example", { skip }, () => {
   let server: RunningServer;
   before(async () => {
     server = await startServer({ target: worldTarget(deviceSupport), port: 0, heartbeatMs: 0 });
   });
   after(() => server.close());
 
-  test("the README snippet runs as written and reads the verdict from state()", async () => {
+  test("the docs snippet runs as written and reads the verdict from state()", async () => {
     const { stdout } = await runPython(readmeSnippet(), { PROVING_URL: server.url });
     const lines = stdout.trim().split("\n");
     assert.equal(lines[0], "open");

@@ -1,5 +1,5 @@
 /**
- * Every executable example of spec/device-support.vectors.json, one test per vector, each run on a
+ * Every executable example of docs/worlds/device-support.vectors.json, one test per vector, each run on a
  * few seeds at the vector's difficulty (1): the world must agree with every step's `expect` and
  * reach the vector's verdict (`passed` and the set of violation codes).
  */
@@ -19,7 +19,7 @@ import {
   violationCodes,
 } from "../../support/vectors.ts";
 
-const file = new URL("../../../spec/device-support.vectors.json", import.meta.url);
+const file = new URL("../../../docs/worlds/device-support.vectors.json", import.meta.url);
 const vectors = JSON.parse(fs.readFileSync(file, "utf8")) as VectorFile;
 const world = defaultGym().registry.world(vectors.world);
 const SEEDS = [0, 1, 2, 7, 1234];
