@@ -78,16 +78,7 @@ export async function renderCliDoc(): Promise<string> {
   ];
   for (const c of commands) {
     const name = fullName(c);
-    lines.push(
-      `## \`${name}\``,
-      "",
-      `<a id="${anchor(name)}"></a>`,
-      "",
-      "```text",
-      c.helpInformation().trimEnd(),
-      "```",
-      "",
-    );
+    lines.push(`## \`${name}\``, "", "```text", c.helpInformation().trimEnd(), "```", "");
   }
   return lines.join("\n");
 }
