@@ -4,8 +4,8 @@ import { configError, errorMessage } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { importAgentModule } from "./import-module.ts";
 import { isolatedModuleAgent, type ModuleAgentLimits, probeAgentModule } from "./isolated-module-agent.ts";
-import type { LimiterPool } from "./llm/limiter.ts";
-import type { PriceTable } from "./llm/prices.ts";
+import { LimiterPool } from "./llm/limiter.ts";
+import { PriceTable } from "./llm/prices.ts";
 
 /** An agent named by the user, ready to be bound to each world it plays. */
 export interface ResolvedAgent {
@@ -93,6 +93,18 @@ export class AgentResolver {
     return scriptedAgent(spec, ctx);
   }
 }
+
+/**
+ * Scripted policies and module agents only: what resolves agents when no gym is given (the resolver
+ * of a gym without agent kinds, environment, prices or shared limiters).
+ */
+export const resolveScriptedOrModule: ResolveAgent = (spec, ctx) =>
+  new AgentResolver().resolve(spec, {
+    ...ctx,
+    env: {},
+    prices: new PriceTable(),
+    limiters: new LimiterPool(),
+  });
 
 function scriptedAgent(name: string, ctx: ResolveContext): ResolvedAgent {
   for (const world of ctx.worlds) {

@@ -1,5 +1,5 @@
 import cliProgress from "cli-progress";
-import type { Progress } from "../runner/run.ts";
+import type { Progress } from "../runner/progress.ts";
 
 export interface ProgressReporter {
   update(p: Progress): void;

@@ -421,6 +421,10 @@ export const ERROR_CATALOGUE = {
     fault: "internal",
     meaning: "code that needs inspection ran on an environment that declares none",
   },
+  recorder_not_open: {
+    fault: "internal",
+    meaning: "a trial recorder was used before its experiment was opened",
+  },
   no_snapshot: { fault: "internal", meaning: "a rule layer asked for a state snapshot it never took" },
   not_reset: { fault: "internal", meaning: "an environment was stepped or observed before its first reset" },
   store_closed: { fault: "internal", meaning: "the store was used after `close()`" },

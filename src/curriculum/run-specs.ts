@@ -1,15 +1,14 @@
 import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
-import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { Registry } from "../core/registry.ts";
-import type { StartStates } from "../runner/clean-start.ts";
-import { openExperiment } from "../runner/open-experiment.ts";
-import { runTrial } from "../runner/trial.ts";
-import { unranRecord } from "../runner/trial-record.ts";
+import { executePlan } from "../runner/executor.ts";
+import { MemoryRecorder } from "../runner/memory-recorder.ts";
+import { StoreRecorder } from "../runner/store-recorder.ts";
+import type { StartStates } from "../runner/trial-deps.ts";
+import { sequentialScheduler } from "../runner/trial-scheduler.ts";
 import type { Store } from "../store/store.ts";
-import { TrialWriter } from "../store/trial-writer.ts";
 
 export interface RunSpecsOptions {
   registry: Registry;
@@ -25,51 +24,45 @@ export interface RunSpecsOptions {
 }
 
 /**
- * Runs planned trials in order, one at a time, recording them the way `runExperiment` does: the
- * experiment and these specs go into the manifest before any of them runs (so each counts, `missing`
- * should the process die), then each record is saved. Specs already recorded are read back, not re-run.
+ * Runs planned trials of one experiment in order, one at a time, through the runner's one pipeline
+ * (`executePlan` with a sequential scheduler): these specs go into the manifest before any of them
+ * runs, then each record is saved. Returns the records in spec order; specs already recorded are
+ * read back, not re-run; specs an abort left unrun are not returned.
  */
 export async function runSpecs(specs: readonly TrialSpec[], opts: RunSpecsOptions): Promise<TrialRecord[]> {
-  const { store } = opts;
-  let recorded = new Set<string>();
-  if (store && specs.length) {
-    const experimentId = specs[0].experimentId;
-    recorded = await openExperiment(
-      store,
-      {
+  if (!specs.length) return [];
+  const experimentId = specs[0].experimentId;
+  const recorder = opts.store
+    ? new StoreRecorder(opts.store, { flushEveryMs: 0 })
+    : new MemoryRecorder({ keepRecords: true });
+  const ran = new Map<string, TrialRecord>();
+  await executePlan(
+    {
+      experiment: {
         id: experimentId,
         config: opts.experiment?.config ?? { id: experimentId },
         createdAt: opts.experiment?.createdAt ?? new Date().toISOString(),
       },
-      specs,
-    );
-  }
-  const writer = store ? new TrialWriter(store) : undefined;
+      manifest: specs,
+    },
+    {
+      registry: opts.registry,
+      agents: new Map([[opts.agent.ref.id, opts.agent]]),
+      ...(opts.environment ? { environment: opts.environment } : {}),
+      ...(opts.startStates ? { startStates: opts.startStates } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      recorder,
+      scheduler: sequentialScheduler(),
+      onTrial: (record) => {
+        ran.set(record.spec.id, record);
+      },
+    },
+  );
   const out: TrialRecord[] = [];
   for (const spec of specs) {
-    if (opts.signal?.aborted) break;
-    const old = recorded.has(spec.id) ? await store?.getTrial(spec.id) : undefined;
-    const record = old ?? (await runOne(spec, opts));
-    if (!old && writer) {
-      writer.add(record);
-      await writer.flush();
-    }
+    const record = ran.get(spec.id) ?? (await recorder.read(spec.id));
+    if (!record) break;
     out.push(record);
   }
   return out;
-}
-
-async function runOne(spec: TrialSpec, opts: RunSpecsOptions): Promise<TrialRecord> {
-  try {
-    const world = opts.registry.world(spec.world);
-    return await runTrial(spec, {
-      world,
-      agent: opts.agent.forWorld(world),
-      ...(opts.environment ? { environment: opts.environment } : {}),
-      ...(opts.startStates ? { startStates: opts.startStates } : {}),
-    });
-  } catch (err) {
-    const fault = err instanceof ProvingError ? err.fault : "internal";
-    return unranRecord(spec, "infra_error", `cannot start the trial: ${errorMessage(err)}`, fault);
-  }
 }

@@ -2,10 +2,13 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Budget, EpisodeInfo, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { configError, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { executePlan } from "../runner/executor.ts";
 import { DEFAULT_BUDGET } from "../runner/experiment.ts";
 import { trialId } from "../runner/manifest.ts";
-import { newExperimentId } from "../runner/run.ts";
-import { runAndRecordTrial } from "../runner/run-and-record-trial.ts";
+import { MemoryRecorder } from "../runner/memory-recorder.ts";
+import { newExperimentId } from "../runner/plan.ts";
+import { StoreRecorder } from "../runner/store-recorder.ts";
+import { sequentialScheduler } from "../runner/trial-scheduler.ts";
 import type { ServeTarget } from "../serve/target.ts";
 import type { Store } from "../store/store.ts";
 import { McpBridge } from "./bridge.ts";
@@ -54,8 +57,9 @@ export function parseTaskId(id: string): { world: string; family: string; diffic
 
 /**
  * Starts one trial whose agent is an MCP client: the world is reset now, and the trial runs through
- * the runner's single-trial entry (`runAndRecordTrial`) as tool calls arrive. The record is verified
- * and stored like any other trial's.
+ * the runner's one pipeline (`executePlan`, a one-trial plan) as tool calls arrive. The record is
+ * verified and stored like any other trial's; a trial its experiment has recorded already is refused
+ * (`experiment_exists`).
  */
 export function startMcpTrial(opts: McpTrialOptions): McpTrial {
   const world = opts.target.world;
@@ -122,12 +126,31 @@ export function startMcpTrial(opts: McpTrialOptions): McpTrial {
     budget: spec.budget as unknown as JsonObject,
     ...(opts.target.variant !== undefined ? { variants: [opts.target.variant] } : {}),
   };
-  // the runner's single-trial entry: same budgets, outcomes, verifier, store writes as any trial
-  const record = runAndRecordTrial(
-    spec,
-    { world, agent: bridge.agent, environment: () => opts.target.create(), onStep: bridge.onStep },
-    store ? { store, config, createdAt: now().toISOString() } : undefined,
-  );
+  // the runner's one pipeline: same budgets, outcomes, verifier, store writes as any trial
+  const recorder = store ? new StoreRecorder(store, { flushEveryMs: 0 }) : new MemoryRecorder();
+  let ran: TrialRecord | undefined;
+  const record = executePlan(
+    { experiment: { id: experimentId, config, createdAt: now().toISOString() }, manifest: [spec] },
+    {
+      registry: { world: () => world },
+      agents: new Map([[agent.id, { ref: agent, forWorld: () => bridge.agent }]]),
+      environment: () => opts.target.create(),
+      onStep: bridge.onStep,
+      recorder,
+      scheduler: sequentialScheduler(),
+      onTrial: (r) => {
+        ran = r;
+      },
+    },
+  ).then((result) => {
+    if (!ran) {
+      throw configError(
+        "experiment_exists",
+        `trial ${spec.id} is recorded already (${result.recordedBefore.size} of 1); choose another experiment id`,
+      );
+    }
+    return ran;
+  });
   // a trial that ends before the agent is started (a world that cannot reset) must not leave `started` hanging
   const started = Promise.race([
     bridge.started,

@@ -5,10 +5,13 @@ import type { TrialSpec } from "../core/contracts.ts";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import type { Gym } from "../gym/gym.ts";
 import { loadGym } from "../gym/load-gym.ts";
+import { executePlan } from "../runner/executor.ts";
 import { parseExperiment } from "../runner/experiment.ts";
-import { resolveAgents } from "../runner/run.ts";
-import { runAndRecordOnce } from "../runner/run-and-record-trial.ts";
+import { resolveAgents } from "../runner/plan.ts";
+import type { ExperimentEntry } from "../runner/recorder.ts";
+import { sequentialScheduler } from "../runner/trial-scheduler.ts";
 import type { Store } from "../store/store.ts";
+import { AttemptRecorder } from "./attempt-recorder.ts";
 import type { TrialJobData } from "./trial-queue.ts";
 
 /** What one delivery of a trial's job came to. */
@@ -19,6 +22,8 @@ export type QueuedTrialResult =
 
 interface PreparedExperiment {
   gym: Gym;
+  /** The experiment as stored (the worker joins it; the coordinator planned it). */
+  experiment: ExperimentEntry;
   specs: Map<string, TrialSpec>;
   agents: Map<string, ResolvedAgent>;
 }
@@ -52,8 +57,6 @@ export class QueuedTrialRunner {
   async run(job: TrialJobData, attempt: number): Promise<QueuedTrialResult> {
     const { store } = this.#opts;
     const now = this.#opts.now ?? (() => new Date());
-    if ((await store.recordedTrialIds(job.experimentId)).has(job.trialId))
-      return { status: "already_recorded" };
     const prepared = await this.#prepare(job.experimentId);
     const spec = prepared.specs.get(job.trialId);
     if (!spec) {
@@ -63,26 +66,27 @@ export class QueuedTrialRunner {
       );
     }
     const attemptId = randomUUID();
-    await store.startAttempt({
-      attemptId,
-      trialId: spec.id,
-      experimentId: spec.experimentId,
-      attempt,
-      worker: this.#opts.worker,
-      startedAt: now().toISOString(),
-    });
+    const recorder = new AttemptRecorder(store, { attemptId, attempt, worker: this.#opts.worker, now });
+    const run = prepared.gym.runOptions();
+    let outcome: QueuedTrialResult = { status: "already_recorded" };
     try {
-      const world = prepared.gym.registry.world(spec.world);
-      const resolved = prepared.agents.get(spec.agent.id);
-      if (!resolved) throw configError("unknown_agent", `no agent "${spec.agent.id}" was resolved`);
-      const { record, inserted } = await runAndRecordOnce(
-        spec,
-        { world, agent: resolved.forWorld(world), environment: prepared.gym.runOptions().environment },
-        { store, attemptId, now: () => now().toISOString() },
+      // the runner's one pipeline, with this trial as the plan and the write-once attempt recorder
+      await executePlan(
+        { experiment: prepared.experiment, manifest: [spec] },
+        {
+          registry: run.registry,
+          agents: prepared.agents,
+          environment: run.environment,
+          recorder,
+          scheduler: sequentialScheduler(),
+          onTrial: (record, _progress, inserted) => {
+            outcome = inserted
+              ? { status: "recorded", outcome: record.outcome, trajectoryHash: record.trajectoryHash }
+              : { status: "duplicate" };
+          },
+        },
       );
-      return inserted
-        ? { status: "recorded", outcome: record.outcome, trajectoryHash: record.trajectoryHash }
-        : { status: "duplicate" };
+      return outcome;
     } catch (err) {
       await store
         .endAttempt(attemptId, { endedAt: now().toISOString(), status: "failed", error: errorMessage(err) })
@@ -119,6 +123,11 @@ export class QueuedTrialRunner {
     const opts = gym.runOptions();
     const agents = await resolveAgents(config, opts.registry, opts.resolveAgent, cwd);
     const specs = new Map((await store.getManifest(experimentId)).map((s) => [s.id, s]));
-    return { gym, specs, agents: new Map(agents.map((a) => [a.ref.id, a])) };
+    return {
+      gym,
+      experiment: { id: experimentId, config: experiment.config, createdAt: experiment.createdAt },
+      specs,
+      agents: new Map(agents.map((a) => [a.ref.id, a])),
+    };
   }
 }

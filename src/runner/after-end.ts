@@ -1,7 +1,8 @@
 import type { Inspection } from "../core/contracts.ts";
 import { bareWorld } from "../core/environment-factory.ts";
-import { probe, type StartCheck, safeStateHash } from "./clean-start.ts";
+import { probe, type StartCheck } from "./clean-start.ts";
 import type { EpisodeEnd } from "./env-pool.ts";
+import { safeStateHash } from "./state-hash.ts";
 import type { TrialDeps } from "./trial-deps.ts";
 import type { TrialState } from "./trial-state.ts";
 

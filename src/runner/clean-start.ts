@@ -5,20 +5,15 @@ import type { WorldDefinition } from "../core/registry.ts";
 import { TrialEnd } from "../core/trial-end.ts";
 import type { EpisodeEnd } from "./env-pool.ts";
 import { classify } from "./outcome.ts";
-import type { TrialDeps } from "./trial-deps.ts";
+import { safeStateHash } from "./state-hash.ts";
+import type { StartStates, TrialDeps } from "./trial-deps.ts";
 import type { Guard, WorldStart } from "./trial-start.ts";
 import type { TrialState } from "./trial-state.ts";
 
 /** Episode id the cross-trial probe resets with, so probes of equal (task, seed) are comparable. */
 export const PROBE_EPISODE = "proving.probe";
 
-/**
- * Start-state hashes seen in one run, by (world, variant, task, seed): a pure function of those, so
- * two trials of the same task and seed (other agents, other repeats) must start from the same state.
- * When they do not, state leaks between trials through something outside the instance (a module-level
- * map, a shared database): the later one is contaminated.
- */
-export type StartStates = Map<string, { hash: string; trialId: string }>;
+export type { StartStates } from "./trial-deps.ts";
 
 export interface StartCheck {
   spec: TrialSpec;
@@ -89,15 +84,6 @@ export async function probe(c: Omit<StartCheck, "env">): Promise<{ key: string; 
     c.spec.seed,
   ].join("\u0000");
   return { key, hash: inspectionOf(instance).stateHash() };
-}
-
-/** Reads a state hash, or `undefined` when the world cannot give one (it crashed). */
-export function safeStateHash(env: Inspection): string | undefined {
-  try {
-    return env.stateHash();
-  } catch {
-    return undefined;
-  }
 }
 
 /**

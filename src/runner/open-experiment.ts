@@ -4,14 +4,7 @@ import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
 import { type HeldLease, type HoldLeaseOptions, holdExperimentLease } from "../store/experiment-lease.ts";
 import type { Store } from "../store/store.ts";
-
-/** An experiment as the store keeps it: its id, its definition (`config.id` is the id), its creation time. */
-export interface ExperimentEntry {
-  id: string;
-  config: JsonObject;
-  /** ISO timestamp. */
-  createdAt: string;
-}
+import type { ExperimentEntry } from "./recorder.ts";
 
 /**
  * Opens an experiment in the store for a run: creates it, or finds it with the same plan

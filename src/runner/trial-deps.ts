@@ -1,8 +1,15 @@
 import type { Agent, StepRecord } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { WorldDefinition } from "../core/registry.ts";
-import type { StartStates } from "./clean-start.ts";
 import type { EnvironmentPool } from "./env-pool.ts";
+
+/**
+ * Start-state hashes seen in one run, by (world, variant, task, seed): a pure function of those, so
+ * two trials of the same task and seed (other agents, other repeats) must start from the same state.
+ * When they do not, state leaks between trials through something outside the instance (a module-level
+ * map, a shared database): the later one is contaminated.
+ */
+export type StartStates = Map<string, { hash: string; trialId: string }>;
 
 /** What one trial runs with: its world and agent, and how its environment is built and checked. */
 export interface TrialDeps {

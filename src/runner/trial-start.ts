@@ -11,9 +11,9 @@ import { bareWorld } from "../core/environment-factory.ts";
 import { ProvingError } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { TrialEnd } from "../core/trial-end.ts";
-import { safeStateHash } from "./clean-start.ts";
 import { episodeInfo } from "./episode-info.ts";
 import { classify } from "./outcome.ts";
+import { safeStateHash } from "./state-hash.ts";
 import type { TrialDeps } from "./trial-deps.ts";
 import type { TrialState } from "./trial-state.ts";
 

@@ -11,7 +11,8 @@ import { hashJson } from "../../src/core/hash.ts";
 import { Rng } from "../../src/core/rng.ts";
 import { defaultGym } from "../../src/gym/index.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
-import { resolveAgents, runExperiment } from "../../src/runner/run.ts";
+import { resolveAgents } from "../../src/runner/plan.ts";
+import { runExperiment } from "../../src/runner/run.ts";
 
 /** Wraps an agent so each act() answers after a random 0–2 ms real delay (the actions are unchanged). */
 function jittered(agent: Agent, rng: Rng): Agent {

@@ -2,7 +2,7 @@ import { configError } from "../../core/errors.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { type QueuedRunResult, runQueuedExperiment as runOnQueue } from "../../queue/coordinator.ts";
 import type { ExperimentConfig } from "../../runner/experiment.ts";
-import type { Progress } from "../../runner/run.ts";
+import type { Progress } from "../../runner/progress.ts";
 import type { Store } from "../../store/store.ts";
 import { isPostgresUrl } from "../../store/store-url.ts";
 import { printJson } from "../context.ts";

@@ -1,0 +1,81 @@
+import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
+import { bareWorld } from "../core/environment-factory.ts";
+import { manifestRows, type TrialSummary } from "../core/trial-summary.ts";
+import { EnvironmentPool } from "./env-pool.ts";
+import { type PlannedTrialContext, runPlannedTrial } from "./planned-trial.ts";
+import { countTrial, newProgress, type Progress } from "./progress.ts";
+import type { ExperimentEntry, TrialRecorder } from "./recorder.ts";
+import type { TrialScheduler } from "./trial-scheduler.ts";
+
+/** A planned experiment: its entry and its manifest (every trial it will ever count). */
+export interface ExperimentPlan {
+  experiment: ExperimentEntry;
+  manifest: readonly TrialSpec[];
+}
+
+export interface ExecuteOptions extends Omit<PlannedTrialContext, "pool"> {
+  recorder: TrialRecorder;
+  scheduler: TrialScheduler;
+  /** Let each worker reuse its world instances across trials (reset between them). Default: off. */
+  reuseEnvironments?: boolean;
+  /** Stop starting new trials; what did not run stays `missing`. */
+  signal?: AbortSignal;
+  /** Each record, once handed to the recorder; `recorded` is false when the trial had a record already. */
+  onTrial?: (record: TrialRecord, progress: Progress, recorded: boolean) => void;
+}
+
+export interface ExecuteResult {
+  /** Planned trials already recorded when the run opened (what it skipped). */
+  recordedBefore: ReadonlySet<string>;
+  /** Trials run by this call, in this process. */
+  ranNow: number;
+  /** Stopped with planned trials still missing (an abort, a lost lease, a scheduler that handed them off). */
+  interrupted: boolean;
+  /** One row per planned trial, in manifest order (read from the recorder); trials without a record are `missing`. */
+  rows(): Promise<TrialSummary[]>;
+}
+
+/**
+ * The one trial pipeline. Opens the experiment with its plan through the recorder (the manifest is
+ * written before any trial runs), lets the scheduler run every planned trial that has no record yet
+ * (each through `runPlannedTrial`, each record through the recorder, write-once), and closes the run
+ * with its status — `completed` when every planned trial has a record, `interrupted` otherwise, also
+ * when the recorder or the scheduler fails (the error is rethrown; a resume runs what is missing).
+ */
+export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): Promise<ExecuteResult> {
+  const { recorder, scheduler, reuseEnvironments, signal, onTrial, ...context } = opts;
+  const recordedBefore = await recorder.open(plan.experiment, plan.manifest);
+  const todo = plan.manifest.filter((s) => !recordedBefore.has(s.id));
+  const progress = newProgress(plan.manifest.length, recordedBefore.size);
+  const pools = new Map<number, EnvironmentPool>();
+  const poolOf = (slot: number) => {
+    let pool = pools.get(slot);
+    if (!pool) pools.set(slot, (pool = new EnvironmentPool(opts.environment ?? bareWorld)));
+    return pool;
+  };
+  let ranNow = 0;
+  const runOne = async (spec: TrialSpec, slot: number) => {
+    const record = await runPlannedTrial(
+      spec,
+      reuseEnvironments ? { ...context, pool: poolOf(slot) } : context,
+    );
+    ranNow++;
+    countTrial(progress, record.outcome, Boolean(record.verdict?.violations.length));
+    const recorded = await recorder.record(record);
+    onTrial?.(record, progress, recorded);
+  };
+  const stopped = () => Boolean(signal?.aborted) || Boolean(recorder.lost);
+  let handedOff = false;
+  try {
+    handedOff = (await scheduler.run(todo, runOne, stopped)) === "handed_off";
+    await recorder.flush();
+  } catch (err) {
+    await recorder.close("interrupted").catch(() => undefined);
+    throw err;
+  }
+  const rows = async () => manifestRows(plan.manifest, await recorder.summaries()).rows;
+  // every trial ran here, or (a queue's workers ran them) the recorder has them all
+  const interrupted = ranNow < todo.length && (await rows()).some((r) => r.outcome === "missing");
+  await recorder.close(!interrupted ? "completed" : handedOff ? "handed_off" : "interrupted");
+  return { recordedBefore, ranNow, interrupted, rows };
+}
