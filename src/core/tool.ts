@@ -15,6 +15,19 @@ export interface ToolDef<Ctx, S extends z.ZodType = z.ZodType> {
   run(args: z.infer<S>, ctx: Ctx): ToolResult;
 }
 
+/**
+ * A typed tool: its zod `input` types the args `run` gets, and is the JSON Schema agents are shown.
+ *
+ * @example
+ * ```ts
+ * const add = defineTool({
+ *   name: "add",
+ *   description: "add n to the counter",
+ *   input: z.strictObject({ n: z.number().int() }), // strict: an unknown key is an invalid_argument
+ *   run: ({ n }, ctx: SimpleWorldContext<Counter>) => ({ ok: true, count: (ctx.state.entities.count += n) }),
+ * });
+ * ```
+ */
 export function defineTool<Ctx, S extends z.ZodType>(def: ToolDef<Ctx, S>): ToolDef<Ctx, S> {
   return def;
 }

@@ -113,7 +113,15 @@ export class Gym {
   }
 }
 
-/** A gym of exactly these parts. */
+/**
+ * A gym of exactly these parts.
+ *
+ * @example
+ * ```ts
+ * const gym = createGym({ worlds: [myWorld], rules: [myRule] }); // nothing built in
+ * const env = gym.harness.build({ world: "my-world@1", layers: [{ id: "rule.mine@1", params: {} }] });
+ * ```
+ */
 export function createGym(parts: GymParts = {}): Gym {
   return new Gym(parts);
 }

@@ -44,6 +44,12 @@ async function importPlugin(specifier: string, cwd: string): Promise<GymPlugin> 
  * Builds the gym a description names (`gym.describe()`, plain JSON) — in this process or another:
  * the built-in parts plus those of its plugin modules, chosen by id. An id that neither the built-ins
  * nor a plugin provides is a config error. `env` is the environment agent kinds read (API keys).
+ *
+ * @example
+ * ```ts
+ * const description = defaultGym().describe(); // plain JSON: store it, send it to a worker
+ * const same = await loadGym(description, { cwd: process.cwd(), env: process.env });
+ * ```
  */
 export async function loadGym(
   description: unknown,

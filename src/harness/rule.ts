@@ -97,7 +97,23 @@ export interface RuleDefinition<P extends JsonObject = JsonObject> {
   create(params: P): Rule;
 }
 
-/** Helper for rule definitions: keeps the params type between the schema and `create`. */
+/**
+ * Helper for rule definitions: keeps the params type between the schema and `create`.
+ *
+ * @example
+ * ```ts
+ * const smallSteps = defineRule({
+ *   id: "rule.small-steps@1",
+ *   description: "refuse adding more than `max` at once",
+ *   params: z.object({ max: z.number() }),
+ *   create: (p) => ({
+ *     id: "rule.small-steps@1",
+ *     params: p,
+ *     filterAction: (a) => (Number(a.args.n) > p.max ? blocked(`at most ${p.max}`) : a),
+ *   }),
+ * });
+ * ```
+ */
 export function defineRule<P extends JsonObject>(def: RuleDefinition<P>): RuleDefinition<P> {
   return def;
 }

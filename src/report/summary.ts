@@ -69,7 +69,16 @@ function groupBy<K extends string>(
   return out;
 }
 
-/** Summarizes one row per planned trial (missing ones included, as `missing`). */
+/**
+ * Summarizes one row per planned trial (missing ones included, as `missing`).
+ *
+ * @example
+ * ```ts
+ * const result = await runExperiment(config, gym.runOptions());
+ * const summary = summarizeExperiment(result.trials);
+ * console.log(summary.pass_rate); // { estimate, ci: [lo, hi] } over every planned trial
+ * ```
+ */
 export function summarizeExperiment(trials: TrialSummary[]): ExperimentSummary {
   const all = cell(trials);
   const infra = all.outcomes.infra_error;

@@ -69,7 +69,15 @@ export interface ExperimentConfig {
   concurrency?: number;
 }
 
-/** Validates an experiment definition and fills in defaults; errors name the offending field. */
+/**
+ * Validates an experiment definition and fills in defaults; errors name the offending field.
+ *
+ * @example
+ * ```ts
+ * const config = parseExperiment({ families: ["lost-reply"], agents: ["cautious"], trials: 5 });
+ * const result = await runExperiment(config, defaultGym().runOptions());
+ * ```
+ */
 export function parseExperiment(input: unknown, defaultAgents: string[] = []): ExperimentConfig {
   const parsed = experimentSchema.safeParse(input ?? {});
   if (!parsed.success) {

@@ -202,6 +202,12 @@ export function specFromMetadata(meta: RemoteMetadata): EnvSpec {
  * Connects to a remote server (reads `/metadata` once) and returns a runner environment factory.
  * Each trial gets its own remote session while it plays; `close()` ends the sessions of trials that
  * stopped before their episode ended (budget, agent error).
+ *
+ * @example
+ * ```ts
+ * const remote = await connectRemote("http://127.0.0.1:8000", { token: process.env.PROVING_REMOTE_TOKEN });
+ * const report = await checkEnvironment(remote.environment, { world: deviceSupport, dispose: (env) => env.close() });
+ * ```
  */
 export async function connectRemote(url: string, opts: ClientOptions = {}): Promise<RemoteTarget> {
   const client = new ServeClient(url, opts);

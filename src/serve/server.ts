@@ -56,7 +56,16 @@ export interface RunningServer {
 
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT };
 
-/** Starts the OpenEnv-compatible HTTP + WebSocket server for one world (or variant). */
+/**
+ * Starts the OpenEnv-compatible HTTP + WebSocket server for one world (or variant).
+ *
+ * @example
+ * ```ts
+ * const server = await startServer({ target: worldTarget(deviceSupport), port: 8000 });
+ * console.log(server.url); // OpenEnv clients reset/step it; see docs/serving.md
+ * await server.close();
+ * ```
+ */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? "127.0.0.1";
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -14,6 +14,11 @@ import { twoSidedZ } from "./normal-quantile.ts";
  * exactly 0 for 0 successes and exactly 1 for n successes). `estimate` is p̂. With n = 0 there is no
  * information: estimate 0, interval [0, 1]. Throws a RangeError for non-integer or negative counts,
  * successes > n, or a confidence outside (0, 1).
+ *
+ * @example
+ * ```ts
+ * wilson(8, 10); // { estimate: 0.8, lo: 0.49…, hi: 0.94… }
+ * ```
  */
 export function wilson(successes: number, n: number, confidence = 0.95): IntervalEstimate {
   requireCount("successes", successes);

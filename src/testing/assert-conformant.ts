@@ -22,6 +22,13 @@ export interface AssertConformantOptions {
  * Throws a `ConformanceError` (code `not_conformant`) whose message lists every failed check with its
  * failures — and, with `requireAll`, every check that could not be checked — unless there is none.
  * Works under any test runner, or a plain script.
+ *
+ * @example
+ * ```ts
+ * test("my-world@1 is conformant", async () => {
+ *   assertConformant(await checkEnvironment(myWorld, { seeds: [0, 1] }));
+ * });
+ * ```
  */
 export function assertConformant(report: ConformanceReport, opts: AssertConformantOptions = {}): void {
   const failures = report.checks.filter(

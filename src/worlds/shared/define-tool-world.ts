@@ -49,6 +49,22 @@ export interface SimpleWorldOptions<E extends JsonObject> {
  * A world from a few pure functions: tools over plain-data entities, a task generator and a verifier,
  * on `ToolWorld` (virtual time, effect log, trace, save/restore, inspection). A successful call of a
  * terminal tool ends the episode. Returns the `WorldDefinition` a gym takes (`createGym({worlds})`).
+ *
+ * @example
+ * ```ts
+ * const counter = defineToolWorld<{ count: number; target: number }>({
+ *   id: "counter@1",
+ *   description: "bring a counter to its target",
+ *   tools: [add, done], // defineTool(...) each, inputs as z.strictObject(...)
+ *   terminal: ["done"],
+ *   families: [{ name: "reach", description: "reach the target", difficulties: [1, 2, 3] }],
+ *   task: ({ difficulty, seed }) => ({ params: { target: 2 * difficulty + (seed % 3) }, instruction: "Reach the target." }),
+ *   start: (params) => ({ count: 0, target: Number(params.target) }),
+ *   context: (e) => ({ target: e.target }),
+ *   verify: (e) => ({ checks: [{ name: "reached", passed: e.count === e.target }] }),
+ * });
+ * // the whole example, with policies: docs/library.md
+ * ```
  */
 export function defineToolWorld<E extends JsonObject>(o: SimpleWorldOptions<E>): WorldDefinition {
   const verifier = `verify.${o.id}`;

@@ -54,7 +54,21 @@ export class ScriptSession implements AgentSession {
   }
 }
 
-/** An agent whose every session runs a fresh script, started from the task observation. */
+/**
+ * An agent whose every session runs a fresh script, started from the task observation.
+ *
+ * @example
+ * ```ts
+ * const steady = scriptPolicy("steady", function* (first) {
+ *   const target = first.kind === "task" ? Number(first.context.target) : 0;
+ *   for (let i = 0; i < target; i++) {
+ *     const result = yield { tool: "add", args: { n: 1 } }; // the tool's result comes back here
+ *     if (!result.ok) break;
+ *   }
+ *   yield { tool: "done", args: {} };
+ * });
+ * ```
+ */
 export function scriptPolicy(id: string, start: (first: Observation) => Script): Agent {
   return { id, start: () => new ScriptSession(start) };
 }
