@@ -10,13 +10,14 @@ export interface EndOfEpisode {
 
 /**
  * The end a step's result makes, or `undefined` while the episode goes on (neither terminated nor
- * truncated). The verdict is the one the step carries, else the verifier's (`evaluate`, called only
- * then); a truncated episode is `budget_exhausted`, a terminated one's outcome is its verdict's.
+ * truncated). The verdict is the one the step carries, else the verifier's (`judge.evaluate()`,
+ * called only then); a truncated episode is `budget_exhausted`, a terminated one's outcome is its
+ * verdict's.
  * The runner's step loop and `proving serve`'s episodes both end episodes with it.
  */
-export function endOfEpisode(result: StepResult, evaluate: () => Verdict): EndOfEpisode | undefined {
+export function endOfEpisode(result: StepResult, judge: { evaluate(): Verdict }): EndOfEpisode | undefined {
   if (!result.terminated && !result.truncated) return undefined;
-  const verdict = result.info.verdict ?? evaluate();
+  const verdict = result.info.verdict ?? judge.evaluate();
   if (result.truncated) {
     return { outcome: "budget_exhausted", reason: "the environment truncated the episode", verdict };
   }

@@ -10,8 +10,9 @@ import { TrialEnd } from "../core/trial-end.ts";
 import { toAction } from "./agent-action.ts";
 import { chargeUsage, exhaustedBudget } from "./budget.ts";
 import type { Deadline } from "./deadline.ts";
+import { endOfEpisode } from "./end-of-episode.ts";
 import { agentCopy } from "./episode-info.ts";
-import { classify, verdictOutcome, verdictReason } from "./outcome.ts";
+import { classify } from "./outcome.ts";
 import type { TrialState } from "./trial-state.ts";
 
 /**
@@ -79,12 +80,12 @@ export function runStepLoop(
       stats.virtualSeconds = info.now;
       onStep?.(record);
       observation = result.observation;
-      if (result.terminated || result.truncated) {
-        const verdict = info.verdict ?? env.evaluate();
-        t.verdict = verdict;
-        if (result.truncated) throw new TrialEnd("budget_exhausted", "the environment truncated the episode");
-        t.outcome = verdictOutcome(verdict);
-        t.reason = verdictReason(verdict);
+      const end = endOfEpisode(result, env);
+      if (end) {
+        t.verdict = end.verdict;
+        if (result.truncated) throw new TrialEnd(end.outcome, end.reason);
+        t.outcome = end.outcome;
+        t.reason = end.reason;
         return;
       }
     }

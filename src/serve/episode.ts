@@ -286,7 +286,7 @@ export class Episode {
     if (result.terminated || result.truncated) {
       this.terminated = result.terminated;
       this.truncated = result.truncated;
-      this.ending = endOfEpisode(result, () => this.evaluate(env));
+      this.ending = endOfEpisode(result, { evaluate: () => this.evaluate(env) });
     } else {
       // the runner checks its budgets before the next act(); a server cuts at once, so the client is told
       const cut = exhaustedBudget(this.budget, stats.steps, stats);
