@@ -36,14 +36,9 @@ export interface EpisodeDefaults {
 
 export type SessionKind = "http" | "ws";
 
-const freshStats = (): TrialStats => ({
-  steps: 0,
-  virtualSeconds: 0,
-  wallMs: 0,
-  tokensIn: 0,
-  tokensOut: 0,
-  costUsd: 0,
-});
+function freshStats(): TrialStats {
+  return { steps: 0, virtualSeconds: 0, wallMs: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+}
 
 /**
  * One session: one environment instance, one episode at a time. Every operation runs in turn

@@ -17,13 +17,17 @@
  * The program connects with any MCP client (one session), reads the task from the server's
  * `instructions` (the same text as PROVING_INSTRUCTION) and the tools from `tools/list`, and acts by
  * calling tools: each `tools/call` is one step of the trial, run in the order the calls arrive,
- * under the trial's budgets. A result is one text content holding the world's JSON result
- * (`{"ok":true,...}` or `{"ok":false,"error":{code,message,retryable}}`, then `isError: true`); a bad
- * call is an error result, not the end of the trial.
+ * under the trial's budgets. Tools and results have the one MCP shape of `src/protocol` (the same as
+ * `proving serve`'s `/mcp`): a result's `structuredContent` is the world's JSON result
+ * (`{"ok":true,...}` or `{"ok":false,"error":{code,message,retryable}}`, then `isError: true`), its
+ * one text content the same JSON; `_meta` holds `done`, `reward`, `episode_id`, `step_count` and
+ * `now`. A bad call is an error result, not the end of the trial; a call naming a tool that is not
+ * served is a JSON-RPC error (-32602) and takes no step.
  *
  * The episode ends
  *   - when a call ends it (the world's terminal tool, or a budget): that call's result is the world's
- *     answer with `"outcome"` and `"verdict"` added; every later call gets `trial_ended` with them;
+ *     answer with `"outcome"` and `"verdict"` added (in `_meta` too); every later call gets
+ *     `trial_ended` with them;
  *   - or when the program exits, or closes its MCP session, first: the trial ends as `agent_error`
  *     (the reason quotes the exit code and the tail of its stderr).
  * Once the trial has ended the program should exit; after a grace period its process group is sent
