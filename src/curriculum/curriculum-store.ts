@@ -1,11 +1,9 @@
-import { mkdirSync, realpathSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { configError, errorMessage, ProvingError } from "../core/errors.ts";
+import type { Kysely } from "kysely";
+import { configError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import { migrate } from "../store/migrations.ts";
 import type { PostgresStoreOptions } from "../store/open-postgres.ts";
+import { openSqlite } from "../store/open-sqlite.ts";
 import type { StoreDatabase } from "../store/schema.ts";
 import {
   POSTGRES_DIALECT,
@@ -15,7 +13,7 @@ import {
 } from "../store/store-dialect.ts";
 import { toStoreError } from "../store/store-errors.ts";
 import { isPostgresUrl } from "../store/store-url.ts";
-import { acquireWriteLock, releaseWriteLock, type WriteLock } from "../store/write-lock.ts";
+import type { WriteLock } from "../store/write-lock.ts";
 import type {
   CurriculumDatabase,
   CurriculumEpisodesTable,
@@ -337,40 +335,25 @@ export async function openCurriculumStore(
   opts: CurriculumStoreOptions = {},
 ): Promise<CurriculumStore> {
   if (isPostgresUrl(location)) return openPostgresCurriculumStore(location, opts);
-  const path = location;
-  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
-  let database: Database.Database | undefined;
-  try {
-    if (path !== ":memory:" && path !== "") mkdirSync(dirname(resolve(path)), { recursive: true });
-    database = new Database(path, { timeout: busyTimeoutMs });
-    database.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    database.pragma("journal_mode = WAL");
-    // WAL + NORMAL: a commit is in the WAL (the OS's page cache) when it returns, so it survives the
-    // process being killed (kill -9: the resume guarantee); only a power loss or OS crash can drop the
-    // last commits, and then a resume re-runs those episodes (same seed and history: same draws). FULL
-    // fsyncs every commit, one per episode — nearly all of the store's per-episode cost (BENCHMARKS.md).
-    database.pragma("synchronous = NORMAL");
-  } catch (err) {
-    database?.close();
-    throw new ProvingError("store_open_failed", `cannot open store ${path}: ${errorMessage(err)}`, {
-      cause: err,
-    });
-  }
-  const db = new Kysely<CurriculumDatabase>({ dialect: new SqliteDialect({ database }) });
-  const key = database.memory ? undefined : realpathSync(database.name);
-  const writeLock = key ? acquireWriteLock(key) : undefined;
+  // WAL + NORMAL: a commit is in the WAL (the OS's page cache) when it returns, so it survives the
+  // process being killed (kill -9: the resume guarantee); only a power loss or OS crash can drop the
+  // last commits, and then a resume re-runs those episodes (same seed and history: same draws). FULL
+  // fsyncs every commit, one per episode — nearly all of the store's per-episode cost (BENCHMARKS.md).
+  const { db, writeLock, release } = openSqlite<CurriculumDatabase>(location, {
+    busyTryMs: opts.busyTimeoutMs ?? 5000,
+    synchronous: "NORMAL",
+  });
   try {
     await migrate(db as unknown as Kysely<StoreDatabase>, SQLITE_DIALECT, {
       ...(writeLock ? { writeLock } : {}),
     });
   } catch (err) {
     await db.destroy().catch(() => undefined);
-    if (key) releaseWriteLock(key);
+    release();
     throw err;
   }
   return new CurriculumStore(db, SQLITE_DIALECT, {
-    ...(writeLock ? { writeLock } : {}),
-    ...(key ? { onClose: () => releaseWriteLock(key) } : {}),
+    ...(writeLock ? { writeLock, onClose: release } : {}),
   });
 }
 

@@ -6,6 +6,7 @@ export {
   type NewAttempt,
 } from "./attempts.ts";
 export { DEFAULT_BUSY_WAIT_MS, isBusyError, retryBusy } from "./busy-retry.ts";
+export { createStore } from "./create-store.ts";
 export {
   DEFAULT_LEASE_MS,
   type HeldLease,
@@ -16,7 +17,7 @@ export { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
 export type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
 export { MIGRATIONS, migrate, STORE_SCHEMA_VERSION, type StoreMigration } from "./migrations.ts";
 export { connectPostgres, openPostgresStore, type PostgresStoreOptions } from "./open-postgres.ts";
-export { createStore, DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";
+export { DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";
 export type { StoreDatabase } from "./schema.ts";
 export {
   type CreateExperimentOptions,

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import { errorMessage, ProvingError } from "../core/errors.ts";
+import { createStore } from "./create-store.ts";
 import type { KyselyStoreOptions } from "./kysely-store.ts";
-import { createStore } from "./open-store.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { Store } from "./store.ts";
 import { POSTGRES_DIALECT } from "./store-dialect.ts";

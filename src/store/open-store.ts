@@ -1,18 +1,11 @@
-import { mkdirSync, realpathSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { errorMessage, ProvingError } from "../core/errors.ts";
 import { DEFAULT_BUSY_WAIT_MS } from "./busy-retry.ts";
-import { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
-import { migrate } from "./migrations.ts";
+import { createStore } from "./create-store.ts";
 import type { PostgresStoreOptions } from "./open-postgres.ts";
+import { openSqlite } from "./open-sqlite.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { Store } from "./store.ts";
-import { SQLITE_DIALECT, type StoreDialect } from "./store-dialect.ts";
-import { toStoreError } from "./store-errors.ts";
+import { SQLITE_DIALECT } from "./store-dialect.ts";
 import { isPostgresUrl } from "./store-url.ts";
-import { acquireWriteLock, releaseWriteLock } from "./write-lock.ts";
 
 /** Where the CLI keeps its store unless told otherwise (relative to the working directory). */
 export const DEFAULT_STORE_PATH = ".proving/proving.db";
@@ -42,49 +35,11 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
   }
   const busyTimeoutMs = Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_WAIT_MS);
   const perTry = Math.floor(Math.min(busyTimeoutMs, BUSY_TRY_MS));
-  let database: Database.Database | undefined;
-  try {
-    if (path !== ":memory:" && path !== "") mkdirSync(dirname(resolve(path)), { recursive: true });
-    database = new Database(path, { timeout: perTry });
-    database.pragma(`busy_timeout = ${perTry}`);
-    database.pragma("journal_mode = WAL");
-    database.pragma("synchronous = FULL");
-  } catch (err) {
-    database?.close();
-    throw new ProvingError("store_open_failed", `cannot open store ${path}: ${errorMessage(err)}`, {
-      cause: err,
-      details: { path },
-    });
-  }
-  const db = new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
-  if (database.memory) return createStore(db, SQLITE_DIALECT);
-  // Stores on the same file in this process take turns writing (see WriteLock).
-  const key = realpathSync(database.name);
-  return createStore(db, SQLITE_DIALECT, {
-    writeLock: acquireWriteLock(key),
-    onClose: () => releaseWriteLock(key),
-    busyWaitMs: busyTimeoutMs,
+  const { db, writeLock, release } = openSqlite<StoreDatabase>(path, {
+    busyTryMs: perTry,
+    synchronous: "FULL",
   });
-}
-
-/**
- * Builds a Store on an existing kysely instance (any dialect the query code supports) after
- * migrating its schema. The store owns `db` from here on: `close()` destroys it.
- */
-export async function createStore(
-  db: Kysely<StoreDatabase>,
-  dialect: StoreDialect,
-  opts: KyselyStoreOptions = {},
-): Promise<Store> {
-  try {
-    const version = await migrate(db, dialect, {
-      writeLock: opts.writeLock,
-      ...(opts.busyWaitMs !== undefined ? { busyWaitMs: opts.busyWaitMs } : {}),
-    });
-    return new KyselyStore(db, dialect, version, opts);
-  } catch (err) {
-    await db.destroy().catch(() => undefined);
-    opts.onClose?.();
-    throw toStoreError("migrate", err);
-  }
+  if (!writeLock) return createStore(db, SQLITE_DIALECT);
+  // Stores on the same file in this process take turns writing (see WriteLock).
+  return createStore(db, SQLITE_DIALECT, { writeLock, onClose: release, busyWaitMs: busyTimeoutMs });
 }
