@@ -1,7 +1,16 @@
-import type { Budget, Environment, StepResult, Task, TrialStats, Verdict } from "../core/contracts.ts";
+import type {
+  Budget,
+  Environment,
+  Observation,
+  StepResult,
+  Task,
+  TrialStats,
+  Verdict,
+} from "../core/contracts.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
+import { openEnvCallToolObservation, openEnvToolList } from "../protocol/openenv-observations.ts";
 import type { EpisodeEndNote } from "../protocol/tool-step.ts";
 import { exhaustedBudget } from "../runner/budget.ts";
 import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
@@ -305,11 +314,7 @@ export class Episode {
     return {
       observation:
         action.mcp === "call_tool"
-          ? ({
-              ...(result.observation as unknown as JsonObject),
-              tool_name: action.tool,
-              error: null,
-            } as unknown as StepEnvelope["observation"])
+          ? (openEnvCallToolObservation(result.observation, action.tool) as unknown as Observation)
           : result.observation,
       reward: result.reward,
       done: this.done,
@@ -317,15 +322,10 @@ export class Episode {
     };
   }
 
-  /** OpenEnv's `list_tools` action: the tool list (`{tools: [{name, description, input_schema}]}`); the world is not stepped. */
+  /** OpenEnv's `list_tools` action: the tool list; the world is not stepped. */
   private listTools(requestId: string | undefined): StepEnvelope {
-    const tools = (this.env?.spec.tools ?? []).map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.input_schema as unknown as JsonValue,
-    }));
     return {
-      observation: { kind: "tools", tools } as unknown as StepEnvelope["observation"],
+      observation: openEnvToolList(this.env?.spec.tools ?? []) as unknown as Observation,
       reward: null,
       done: this.done,
       metadata: {

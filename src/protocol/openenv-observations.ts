@@ -1,0 +1,20 @@
+/**
+ * The observations of OpenEnv's MCP-mode step actions (`{type: "list_tools"}`, `{type: "call_tool",
+ * tool_name, arguments}`), as `proving serve` answers them on `/step` and the WebSocket: OpenEnv's
+ * `ListToolsObservation` and `CallToolObservation`, built on the world's own observation.
+ */
+import type { Observation, ToolDescriptor } from "../core/contracts.ts";
+import type { JsonObject } from "../core/json.ts";
+
+/** `list_tools`: `{kind: "tools", tools: [{name, description, input_schema}]}` (the world is not stepped). */
+export function openEnvToolList(tools: readonly ToolDescriptor[]): JsonObject {
+  return {
+    kind: "tools",
+    tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+  };
+}
+
+/** `call_tool`: the world's observation with `tool_name` and `error: null` added, where OpenEnv's client reads them. */
+export function openEnvCallToolObservation(observation: Observation, toolName: string): JsonObject {
+  return { ...(observation as unknown as JsonObject), tool_name: toolName, error: null };
+}
