@@ -43,7 +43,12 @@ import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { isPostgresUrl } from "../../store/store-url.ts";
 import { budgetWithFlags } from "../agent-store-options.ts";
 import { printJson, storePath, withStore } from "../context.ts";
-import type { CurriculumFlags, CurriculumReportFlags, ReviewFlags, SplitRunFlags } from "./curriculum.ts";
+import type {
+  CurriculumFlags,
+  CurriculumReportFlags,
+  ReviewFlags,
+  SplitRunFlags,
+} from "./curriculum-flags.ts";
 import { trialJson } from "./trial-json.ts";
 
 /** The per-trial budget of a curriculum episode and a split run, before `--max-steps` / `--timeout-ms`. */

@@ -1,67 +1,13 @@
 /**
- * `proving curriculum run|review|report|show` (and the split file `run --split` reads): the flags.
+ * `proving curriculum run|review|report|show`: the commands and their options (the flags' types are
+ * in `curriculum-flags.ts`).
  * What each does is in `curriculum-actions.ts`, loaded when it runs.
  */
 import type { Command } from "commander";
-import { agentStoreOptions, type BudgetFlags } from "../agent-store-options.ts";
+import { agentStoreOptions } from "../agent-store-options.ts";
 import { collect, intOption } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
-
-export interface CurriculumFlags extends BudgetFlags {
-  world?: string[];
-  agent?: string;
-  episodes?: number;
-  strategy?: string;
-  seed?: number;
-  evalEvery?: number;
-  id?: string;
-  splits?: string;
-  snapshotEvery?: number;
-  horizon?: string;
-  difficulty?: boolean;
-  store?: string;
-  json?: boolean;
-  storedVariants?: boolean;
-  pool?: number;
-  poolId?: string;
-  poolTimeoutMs?: number;
-  requireReview?: boolean;
-}
-
-export interface ReviewFlags {
-  pool: string;
-  variants?: boolean;
-  world?: string[];
-  splits?: string;
-  seed?: number;
-  perKey?: number;
-  sample?: number;
-  approve?: string[];
-  reject?: string[];
-  note?: string;
-  store?: string;
-  json?: boolean;
-}
-
-/** The flags of `proving run --split NAME` it reads. */
-export interface SplitRunFlags extends BudgetFlags {
-  split: string;
-  splits?: string;
-  agent?: string[];
-  world?: string[];
-  seed?: number;
-  trials?: number;
-  id?: string;
-  store?: string;
-  json?: boolean;
-}
-
-export interface CurriculumReportFlags {
-  out?: string;
-  window?: number;
-  store?: string;
-  json?: boolean;
-}
+import type { CurriculumFlags, CurriculumReportFlags, ReviewFlags } from "./curriculum-flags.ts";
 
 export function registerCurriculum(program: Command, gymSource: GymSource): void {
   const curriculum = program

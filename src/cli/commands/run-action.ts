@@ -18,7 +18,7 @@ import type { GymSource } from "../gym-source.ts";
 import { progressReporter } from "../progress.ts";
 import { readVariantFlag } from "../variant-flag.ts";
 import { writeRunReport } from "./report.ts";
-import type { RunFlags } from "./run.ts";
+import type { RunFlags } from "./run-flags.ts";
 import { trialJson } from "./trial-json.ts";
 
 /** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */

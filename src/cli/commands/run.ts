@@ -1,42 +1,8 @@
 import type { Command } from "commander";
-import { agentStoreOptions, type BudgetFlags } from "../agent-store-options.ts";
+import { agentStoreOptions } from "../agent-store-options.ts";
 import { collect, collectInt, intOption, numberOption } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
-
-export interface RunFlags extends BudgetFlags {
-  agent?: string[];
-  world?: string[];
-  family?: string[];
-  difficulty?: number[];
-  trials?: number;
-  seed?: number;
-  repeats?: number;
-  concurrency?: number;
-  maxTokens?: number;
-  maxCostUsd?: number;
-  store?: string;
-  id?: string;
-  json?: boolean;
-  progress?: boolean;
-  /** HTML report path; `false` with --no-report. */
-  report?: string | boolean;
-  reuseEnvs?: boolean;
-  /** URL of a `proving serve` (OpenEnv-style) server whose world the trials play. */
-  remote?: string;
-  /** Harness variants: JSON text or a JSON/YAML file (a variant, a list, or `{variants: [...]}`). */
-  variant?: string[];
-  /** Run one split of a split file (`--splits FILE`): regression, dynamic or heldout. */
-  split?: string;
-  splits?: string;
-  /** Redis URL: enqueue the trials for `proving worker`s instead of running them here. */
-  queue?: string;
-  /** With --queue: return once the trials are enqueued. */
-  detach?: boolean;
-  /** With --queue: attempts per trial before it is recorded as infra_error. */
-  attempts?: number;
-  /** Take over the experiment's lease from a process that died. */
-  force?: boolean;
-}
+import type { RunFlags } from "./run-flags.ts";
 
 /** Options `run` and `resume` share: how trials run and what is printed and written at the end. */
 export function runOutputOptions(command: Command): Command {
