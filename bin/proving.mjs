@@ -6,12 +6,43 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 
-// isolated-vm (the code-repair sandbox) wants V8 started without Node's startup snapshot. Without
-// `--no-node-snapshot` on this process, run the CLI again in a child that has it (in NODE_OPTIONS,
-// so its own children have it too); the child ends when this process does, even by SIGKILL.
+// isolated-vm (the code-repair sandbox) wants V8 started without Node's startup snapshot, a flag
+// only a starting process can take. Without `--no-node-snapshot` on this process, run the CLI again
+// in a child that has it (in NODE_OPTIONS, so its own children have it too). The wrapper forwards
+// every signal that ends a process to the child and ends as the child did; the child ends when the
+// wrapper does, even by SIGKILL (its IPC channel closes).
 const FLAG = "--no-node-snapshot";
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP", ...(process.platform === "win32" ? [] : ["SIGQUIT"])];
 const hasFlag =
   process.execArgv.includes(FLAG) || (process.env.NODE_OPTIONS ?? "").split(/\s+/).includes(FLAG);
+const wrapped = process.env.PROVING_WRAPPED === "1" && process.channel !== undefined;
+
+/** The parent of `pid` (Linux: /proc), or undefined where that cannot be read. */
+function parentOf(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+// Started by npm (`npx proving`, `npm exec`, an npm script), this process runs under `sh -c`, and
+// npm passes SIGINT/SIGTERM to that shell only, which dies without passing them on (and SIGKILL
+// reaches npm alone): killing npm by its pid would leave this process running, orphaned. So under
+// npm, end (by SIGTERM, the way `proving serve` shuts down) once the parent or its parent is gone.
+function endWithNpm(stop) {
+  if (process.env.npm_lifecycle_event === undefined) return;
+  const parent = process.ppid;
+  const grandparent = parentOf(parent);
+  const timer = setInterval(() => {
+    if (process.ppid !== parent || (grandparent !== undefined && parentOf(parent) !== grandparent)) {
+      clearInterval(timer);
+      stop();
+    }
+  }, 250);
+  timer.unref();
+}
 
 if (!hasFlag) {
   const env = {
@@ -24,17 +55,20 @@ if (!hasFlag) {
     env,
   });
   const forward = (sig) => child.kill(sig);
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, forward);
+  for (const sig of FORWARDED) process.on(sig, forward);
+  endWithNpm(() => child.kill("SIGTERM"));
   child.on("exit", (code, signal) => {
-    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.off(sig, forward);
+    for (const sig of FORWARDED) process.off(sig, forward);
     if (signal) process.kill(process.pid, signal);
     else process.exit(code ?? 1);
   });
 } else {
-  if (process.env.PROVING_WRAPPED === "1" && process.channel) {
+  if (wrapped) {
     // started by the wrapper above: end with it (the IPC channel closes when the parent dies)
     process.on("disconnect", () => process.exit(130));
     process.channel.unref();
+  } else {
+    endWithNpm(() => process.kill(process.pid, "SIGTERM"));
   }
   const source = new URL("../src/cli/main.ts", import.meta.url);
   if (fs.existsSync(source)) {
