@@ -136,11 +136,11 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     );
   });
   /** MCP's streamable HTTP: this server opens no stream of its own (GET is 405, as the spec allows). */
-  app.get("/mcp", (c) => c.body(null, 405, { Allow: "POST, DELETE" }));
+  app.get("/mcp", (c) => notAllowed(c, "POST, DELETE"));
   /** MCP's streamable HTTP: DELETE ends the session (the episode) `Mcp-Session-Id` names. */
   app.delete("/mcp", (c) => {
     const episodeId = c.req.header("mcp-session-id");
-    if (!episodeId) return c.body(null, 405, { Allow: "POST" });
+    if (!episodeId) return notAllowed(c, "POST");
     const session = sessions.getHttp(episodeId);
     if (!session) throw unknownEpisode(episodeId);
     sessions.close(session, "closed by client");
@@ -200,6 +200,15 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   });
 
   return app;
+}
+
+/** 405 with a JSON-RPC error, as the MCP SDK's own server answers a method it does not serve. */
+function notAllowed(c: Context, allow: string): Response {
+  c.header("Allow", allow);
+  return c.json(
+    { jsonrpc: "2.0", id: null, error: { code: JSON_RPC.serverError, message: "Method not allowed." } },
+    405,
+  );
 }
 
 function unknownEpisode(episodeId: string): ServeError {

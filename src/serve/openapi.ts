@@ -76,9 +76,21 @@ export function openApiDoc(target: ServeTarget, spec: EnvSpec, serverVersion: st
       "/mcp": {
         post: {
           summary:
-            "MCP JSON-RPC 2.0: tools/list, tools/call (params.session_id = an episode_id), openenv/session/create|close",
+            "MCP JSON-RPC 2.0: initialize, tools/list, tools/call (params.session_id, or the Mcp-Session-Id header, = an episode_id), openenv/session/create|close",
           requestBody: { required: true, content: json({ type: "object" }) },
-          responses: { "200": { description: "a JSON-RPC response", content: json({ type: "object" }) } },
+          responses: {
+            "200": { description: "a JSON-RPC response", content: json({ type: "object" }) },
+            "202": { description: "a notification, accepted" },
+          },
+        },
+        delete: {
+          summary: "Ends the episode the Mcp-Session-Id header names (MCP's session end)",
+          parameters: [{ name: "mcp-session-id", in: "header", required: true, schema: { type: "string" } }],
+          responses: {
+            "200": { description: "closed" },
+            "405": { description: "no Mcp-Session-Id" },
+            ...errors,
+          },
         },
       },
       "/health": {
