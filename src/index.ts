@@ -87,7 +87,6 @@ export {
   replayTrial,
   resumeExperiment,
   runExperiment,
-  runSelftest,
   runTrial,
 } from "./runner/index.ts";
 export {
@@ -108,6 +107,7 @@ export {
 } from "./stats/index.ts";
 export type { Store, TrialSummary } from "./store/index.ts";
 export { DEFAULT_STORE_PATH, openStore, TrialWriter } from "./store/index.ts";
+export { runSelftest } from "./testing/selftest.ts";
 export { deviceSupport, deviceSupportV2, deviceSupportV2World } from "./worlds/device-support/index.ts";
 export type { SimpleWorldContext, SimpleWorldOptions } from "./worlds/index.ts";
 export {

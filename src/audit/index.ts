@@ -1,4 +1,7 @@
-/** `proving audit`: is an environment trainable and cheat-resistant? (reuses the conformance checker) */
+/** `proving audit`: is an environment trainable and cheat-resistant? (the audit preset of the checker, src/testing) */
+
+/** The reference agents live with the checker (src/testing); re-exported for the audit's callers. */
+export { middlingAgent, nullAgent, randomAgent } from "../testing/index.ts";
 export {
   AUDIT_CHECKS,
   type AuditCheckId,
@@ -8,9 +11,6 @@ export {
   type AuditStatus,
   auditEnvironment,
   formatAudit,
-  middlingAgent,
-  nullAgent,
-  randomAgent,
 } from "./audit.ts";
 export {
   auditCustomerSimulator,

@@ -1,7 +1,6 @@
-import type { Agent, AgentSession, TrialSpec } from "../core/contracts.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
-import { runTrial } from "../runner/trial.ts";
+import { gateEpisodes } from "../testing/index.ts";
 import type { PlannedTask } from "./split-specs.ts";
 import { taskKeyId } from "./task-key.ts";
 
@@ -11,16 +10,14 @@ export type GateVerdict =
   | { status: "rejected"; contentHash: string; reason: "duplicate" | "unsolvable" | "trivial" }
   | { status: "failed"; reason: string };
 
-/** An agent that does nothing useful: it calls a tool no world has until its step budget runs out. */
-export const NULL_AGENT: Agent = {
-  id: "null",
-  start: (): AgentSession => ({ act: async () => ({ tool: "__noop__", args: {} }) }),
-};
+/** The one null agent lives with the checker (src/testing); the curriculum has exported it by this name. */
+export { NULL_AGENT } from "../testing/index.ts";
 
 /**
  * Quality gates for a generated task before it enters the dynamic split: it is deduplicated by content
- * hash (`seen`, updated on acceptance), the world's known-good policy must pass it (solvable) and a
- * null agent must not (not trivial). A generator that throws is `failed` (logged, never fatal).
+ * hash (`seen`, updated on acceptance), the world's known-good policy must pass it (solvable) and the
+ * null agent must not (not trivial): the gate preset of the checker (`gateEpisodes`, src/testing). A
+ * generator that throws is `failed` (logged, never fatal).
  */
 export async function gateTask(
   world: WorldDefinition,
@@ -43,28 +40,15 @@ export async function gateTask(
     };
   }
   if (seen.has(contentHash)) return { status: "rejected", contentHash, reason: "duplicate" };
-  const spec = (agent: string, maxSteps: number): TrialSpec => ({
-    schemaVersion: 1,
-    id: `gate-${agent}-${contentHash}`,
-    experimentId: "curriculum-gate",
-    index: 0,
-    world: world.id,
-    family: planned.key.family,
-    difficulty: planned.key.difficulty,
-    seed: planned.seed,
-    repeat: 0,
-    agent: { id: agent, kind: "scripted", spec: agent },
-    budget: { maxSteps, wallTimeoutMs: 60_000 },
-  });
-  const good = await runTrial(spec(world.knownGood, opts.maxSteps ?? 200), {
+  const gate = await gateEpisodes(
     world,
-    agent: world.policies[world.knownGood],
-    checkAfterEnd: false,
-  });
-  if (good.outcome !== "passed") return { status: "rejected", contentHash, reason: "unsolvable" };
-  const nothing = await runTrial(spec("null", 3), { world, agent: NULL_AGENT, checkAfterEnd: false });
-  if (nothing.outcome === "passed") return { status: "rejected", contentHash, reason: "trivial" };
+    { family: planned.key.family, difficulty: planned.key.difficulty, seed: planned.seed },
+    contentHash,
+    opts,
+  );
+  if (gate.status === "rejected") return { status: "rejected", contentHash, reason: gate.reason };
   seen.add(contentHash);
+  const good = gate.knownGood;
   return {
     status: "accepted",
     contentHash,

@@ -17,8 +17,6 @@ export type { ReplayDivergence, ReplayOptions, ReplayResult } from "./replay.ts"
 export { replayTrial } from "./replay.ts";
 export type { ResumeResult } from "./resume.ts";
 export { resumeExperiment } from "./resume.ts";
-export type { SelftestResult } from "./selftest.ts";
-export { runSelftest } from "./selftest.ts";
 export type { ExperimentResult, RunOptions } from "./run.ts";
 export { runExperiment } from "./run.ts";
 export { StoreRecorder, type StoreRecorderOptions } from "./store-recorder.ts";

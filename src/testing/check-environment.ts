@@ -1,4 +1,6 @@
+import { type AgentSweep, sweepAgents } from "./agent-sweep.ts";
 import { CheckRun } from "./check-run.ts";
+import { agentChecks } from "./checks/agents.ts";
 import { badInputChecks } from "./checks/bad-input.ts";
 import { definitionChecks } from "./checks/definition.ts";
 import { determinismChecks } from "./checks/determinism.ts";
@@ -9,7 +11,14 @@ import { saveRestoreChecks } from "./checks/save-restore.ts";
 import { taskChecks } from "./checks/tasks.ts";
 import { toolChecks } from "./checks/tools.ts";
 import type { CheckOptions, CheckTarget } from "./options.ts";
-import { type CheckResult, type ConformanceReport, conformanceReport } from "./report.ts";
+import { EpisodePlayer } from "./play-episode.ts";
+import {
+  CHECK_KINDS,
+  type CheckKind,
+  type CheckResult,
+  type ConformanceReport,
+  conformanceReport,
+} from "./report.ts";
 import { Subject } from "./subject.ts";
 
 async function runCheck(plan: CheckPlan, check: PlannedCheck): Promise<CheckResult> {
@@ -30,7 +39,9 @@ async function runCheck(plan: CheckPlan, check: PlannedCheck): Promise<CheckResu
  * Runs the conformance checks every world passes on a world definition, or on an environment
  * factory (a harnessed variant, a remote world) with `options.world` for its tasks and policies:
  * definition, task generation, tool schemas, bad input, determinism, save/restore at every step,
- * mid-episode reset, known-good vs known-bad policies. Returns the report; never throws for what the
+ * mid-episode reset, known-good vs known-bad policies (`CHECK_KINDS`, the conformance preset); with
+ * `options.kinds`, the reference agents' checks too (null and random agents pass nothing, verdicts
+ * judged alike, a learning signal, hidden params unreachable: the audit's preset). Returns the report; never throws for what the
  * environment does (a world that throws fails the check it threw in). A check that needs a
  * capability the environment does not declare (inspection; a way to restore) is `not_checkable`.
  *
@@ -50,7 +61,7 @@ export async function checkEnvironment(
   };
   const probe = subject.create(first);
   const declared = probe.capabilities ?? {};
-  const plan: CheckPlan = {
+  const base = {
     subject,
     spec: probe.spec,
     capabilities: {
@@ -62,6 +73,17 @@ export async function checkEnvironment(
     },
   };
   await subject.releaseAll();
+  const player = new EpisodePlayer(subject);
+  let sweep: Promise<AgentSweep> | undefined;
+  const plan: CheckPlan = {
+    ...base,
+    player,
+    agents: () => {
+      sweep ??= sweepAgents(subject, player);
+      return sweep;
+    },
+  };
+  const kinds = new Set<CheckKind>(options.kinds ?? CHECK_KINDS);
   const planned = [
     ...definitionChecks(plan, options.restore),
     ...taskChecks(plan),
@@ -71,7 +93,8 @@ export async function checkEnvironment(
     ...saveRestoreChecks(plan),
     ...resetChecks(plan),
     ...policyChecks(plan),
-  ].filter((c) => options.only?.(c.name) ?? true);
+    ...agentChecks(plan),
+  ].filter((c) => kinds.has(c.kind) && (options.only?.(c.name) ?? true));
   const results: CheckResult[] = [];
   for (const check of planned) results.push(await runCheck(plan, check));
   return conformanceReport(plan.spec.id, subject.world.id, plan.capabilities, results);

@@ -2,6 +2,7 @@ import type { Agent, Environment } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
+import type { CheckKind } from "./report.ts";
 
 /**
  * What `checkEnvironment` checks: a world definition (its own instances), or an environment factory
@@ -78,6 +79,15 @@ export interface CheckOptions {
    * environment holds a server session until its episode ends: `(env) => env.close()`).
    */
   dispose?: (env: Environment) => void | Promise<void>;
-  /** Runs only the checks whose name this accepts (default: all). */
+  /**
+   * The kinds of checks to run (default `CHECK_KINDS`, the conformance preset's; the reference agents'
+   * checks — `cheating`, `verdicts`, `learning-signal`, `hidden` — run only when named here).
+   */
+  kinds?: readonly CheckKind[];
+  /** Runs only the checks whose name this accepts (default: all of the selected kinds). */
   only?: (name: string) => boolean;
+  /** Random-agent episodes per task in the `cheating` check (default 2). */
+  randomEpisodes?: number;
+  /** Seeds of the middling agent per family × difficulty in the `learning-signal` check (default 8). */
+  signalSeeds?: number;
 }

@@ -10,7 +10,7 @@
  */
 export type CheckStatus = "passed" | "failed" | "not_checkable";
 
-/** The kinds of checks, in the order they run. */
+/** The kinds of conformance checks (what every world passes), in the order they run. */
 export const CHECK_KINDS = [
   "definition",
   "tasks",
@@ -21,7 +21,12 @@ export const CHECK_KINDS = [
   "reset",
   "policies",
 ] as const;
-export type CheckKind = (typeof CHECK_KINDS)[number];
+/**
+ * The kinds of checks the reference agents (null, random, middling) play, run after the conformance
+ * kinds when selected (`options.kinds`; the audit's preset does).
+ */
+export const AGENT_CHECK_KINDS = ["cheating", "verdicts", "learning-signal", "hidden"] as const;
+export type CheckKind = (typeof CHECK_KINDS)[number] | (typeof AGENT_CHECK_KINDS)[number];
 
 export interface CheckResult {
   /** Stable, human-readable: `determinism: lost-reply: same (task, seed, actions) → same trajectory hash`. */

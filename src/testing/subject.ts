@@ -9,6 +9,7 @@ import type { StartStates } from "../runner/clean-start.ts";
 import { DEFAULT_BUDGET } from "../runner/experiment.ts";
 import { runTrial } from "../runner/trial.ts";
 import type { CheckOptions, CheckTarget, ExpectedFailure } from "./options.ts";
+import { PRESETS } from "./presets.ts";
 
 /** One task of the plan: a family, a difficulty and a seed of the world's generator. */
 export interface Cell {
@@ -59,6 +60,8 @@ export class Subject {
   readonly maxStringLength: number;
   readonly maxDepth: number;
   readonly expectBackgroundJobs: boolean;
+  readonly randomEpisodes: number;
+  readonly signalSeeds: number;
   /** Start states of the policy runs (the runner's cross-trial check: no state shared between trials). */
   readonly startStates: StartStates = new Map();
   readonly #opts: CheckOptions;
@@ -102,15 +105,17 @@ export class Subject {
       ? world.families.filter((f) => opts.families!.includes(f.name))
       : world.families;
     this.#difficulties = opts.difficulties;
-    this.seeds = opts.seeds ?? [0, 1, 2];
+    this.seeds = opts.seeds ?? [...PRESETS.conformance.seeds];
     if (this.seeds.length === 0 || !this.seeds.every(Number.isInteger))
       throw new ProvingError("bad_check_options", "options.seeds must be a non-empty list of integers");
-    this.fuzzPerTool = opts.fuzzPerTool ?? 1000;
-    this.maxSteps = opts.maxSteps ?? 200;
+    this.fuzzPerTool = opts.fuzzPerTool ?? PRESETS.conformance.fuzzPerTool;
+    this.maxSteps = opts.maxSteps ?? PRESETS.conformance.maxSteps;
     this.maxActionBytes = opts.maxActionBytes ?? Number.POSITIVE_INFINITY;
     this.maxStringLength = opts.maxStringLength ?? Number.POSITIVE_INFINITY;
     this.maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
     this.expectBackgroundJobs = opts.expectBackgroundJobs ?? false;
+    this.randomEpisodes = opts.randomEpisodes ?? PRESETS.audit.randomEpisodes;
+    this.signalSeeds = opts.signalSeeds ?? PRESETS.audit.signalSeeds;
   }
 
   /** The family's declared difficulties that are selected. */
@@ -180,6 +185,11 @@ export class Subject {
   /** Done with `env`: hands it to `dispose` now. */
   async release(env: Environment): Promise<void> {
     if (!this.#live.delete(env)) return;
+    await this.#opts.dispose?.(env);
+  }
+
+  /** Hands an environment built outside `create` (an episode of the reference agents) to `dispose`. */
+  async dispose(env: Environment): Promise<void> {
     await this.#opts.dispose?.(env);
   }
 

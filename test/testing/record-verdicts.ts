@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { auditEnvironment } from "../../src/audit/index.ts";
 import { gateTask } from "../../src/curriculum/index.ts";
-import { runSelftest } from "../../src/runner/index.ts";
+import { runSelftest } from "../../src/testing/index.ts";
 import { collectVerdicts } from "./verdicts.ts";
 
 const verdicts = await collectVerdicts({ runSelftest, auditEnvironment, gateTask });

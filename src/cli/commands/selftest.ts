@@ -12,7 +12,7 @@ export function registerSelftest(program: Command, gymSource: GymSource): void {
     .option("--trials <n>", "seeds per family × difficulty × policy (default 3)", intOption("--trials"))
     .option("--json", "print {ok, policies: {POLICY: {FAMILY: {trials, passed, violations}}}}")
     .action(async (flags: { world?: string[]; difficulty?: number[]; trials?: number; json?: boolean }) => {
-      const { runSelftest } = await import("../../runner/selftest.ts");
+      const { runSelftest } = await import("../../testing/selftest.ts");
       const result = await runSelftest((await gymSource()).runOptions(), {
         ...(flags.world ? { worlds: flags.world } : {}),
         ...(flags.difficulty ? { difficulties: flags.difficulty } : {}),

@@ -1,5 +1,7 @@
 import type { EnvSpec } from "../../core/contracts.ts";
+import type { AgentSweep } from "../agent-sweep.ts";
 import type { CheckRun } from "../check-run.ts";
+import type { EpisodePlayer } from "../play-episode.ts";
 import type { CheckKind, DeclaredCapabilities } from "../report.ts";
 import type { Subject } from "../subject.ts";
 
@@ -19,6 +21,10 @@ export interface CheckPlan {
   subject: Subject;
   spec: EnvSpec;
   capabilities: DeclaredCapabilities;
+  /** Plays the reference agents' episodes (numbered across the checks that play). */
+  player: EpisodePlayer;
+  /** The reference agents' sweep, played once by the first check that asks for it. */
+  agents(): Promise<AgentSweep>;
 }
 
 /** The reason a per-family check has no cell to run on, if it has none. */

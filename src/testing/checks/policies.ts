@@ -1,11 +1,13 @@
 import type { Scope } from "../check-run.ts";
+import { brokenPromise, SOLVES } from "../expectations.ts";
 import { cellName } from "../subject.ts";
 import { type CheckPlan, noCells, type PlannedCheck } from "./planned-check.ts";
 
 /**
  * Policies, through the runner (its clean-start and after-episode checks included): the known-good
  * policy passes every selected task of each family; each bad policy fails (or violates) every selected
- * task of the families it is expected to fail, with one of the expected violation codes when listed.
+ * task of the families it is expected to fail, with one of the expected violation codes when listed
+ * (`brokenPromise`, failing by the verifier only).
  */
 export function policyChecks(plan: CheckPlan): PlannedCheck[] {
   const { subject } = plan;
@@ -22,7 +24,7 @@ export function policyChecks(plan: CheckPlan): PlannedCheck[] {
         for (const cell of cells) {
           await run.scope(cellName(cell), async (s: Scope) => {
             const r = await subject.runPolicy(subject.knownGood, cell);
-            s.expect(r.outcome === "passed", `${r.outcome} (${r.reason})`);
+            s.expect(brokenPromise(SOLVES, r) === undefined, `${r.outcome} (${r.reason})`);
           });
         }
       },
@@ -47,16 +49,20 @@ export function policyChecks(plan: CheckPlan): PlannedCheck[] {
         for (const cell of cells) {
           await run.scope(cellName(cell), async (s: Scope) => {
             const r = await subject.runPolicy(policy, cell);
-            const found = r.verdict?.violations.map((v) => v.code) ?? [];
+            const violations = r.verdict?.violations.map((v) => v.code) ?? [];
+            const broken = brokenPromise(
+              { must: "fail", codes },
+              { outcome: r.outcome, violations },
+              "verdict",
+            );
             s.must(
-              r.outcome === "failed" || r.outcome === "violated",
+              broken !== "passed" && broken !== "not-caught",
               `${policy} should fail: ${r.outcome} (${r.reason})`,
             );
-            if (codes.length)
-              s.expect(
-                found.some((c) => codes.includes(c)),
-                `${policy} failed without ${codes.join(" or ")}: ${r.outcome} (${r.reason})`,
-              );
+            s.expect(
+              broken !== "no-expected-code",
+              `${policy} failed without ${codes.join(" or ")}: ${r.outcome} (${r.reason})`,
+            );
           });
         }
       },

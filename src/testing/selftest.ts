@@ -1,8 +1,16 @@
+/**
+ * `runSelftest` (`proving selftest`): the selftest preset of the checker (`PRESETS.selftest`). Every
+ * scripted policy of each world plays every family through the trial pipeline (`runExperiment`), and
+ * the world's promises are judged by `brokenPromise`: the known-good policy passes every generated
+ * task; each bad policy fails the families it is built to fail, caught by the expected violation codes.
+ */
 import type { ResolveAgent } from "../agents/resolve.ts";
 import type { Registry } from "../core/registry.ts";
-import type { TrialSummary } from "../store/store.ts";
-import { parseExperiment } from "./experiment.ts";
-import { runExperiment } from "./run.ts";
+import type { TrialSummary } from "../core/trial-summary.ts";
+import { parseExperiment } from "../runner/experiment.ts";
+import { runExperiment } from "../runner/run.ts";
+import { brokenPromise, SOLVES } from "./expectations.ts";
+import { PRESETS } from "./presets.ts";
 
 export interface SelftestCell {
   trials: number;
@@ -38,6 +46,7 @@ export async function runSelftest(
   gym: { registry: Registry; resolveAgent: ResolveAgent },
   opts: SelftestOptions = {},
 ): Promise<SelftestResult> {
+  const preset = PRESETS.selftest;
   const registry = gym.registry;
   const worlds = (opts.worlds ?? registry.listWorlds().map((w) => w.id)).map((id) => registry.world(id));
   const policies: SelftestResult["policies"] = {};
@@ -47,9 +56,9 @@ export async function runSelftest(
     const config = parseExperiment({
       id: `selftest-${world.id.replace("@", "-")}`,
       worlds: [world.id],
-      difficulties: opts.difficulties ?? [1, 2, 3, 4, 5],
-      trials: opts.trials ?? 3,
-      seed: opts.seed ?? 0,
+      difficulties: opts.difficulties ?? [...preset.difficulties],
+      trials: opts.trials ?? preset.seeds.length,
+      seed: opts.seed ?? preset.seeds[0],
       agents: Object.keys(world.policies),
     });
     const result = await runExperiment(config, {
@@ -81,7 +90,7 @@ function checkWorld(
 ): string[] {
   const problems: string[] = [];
   for (const t of trials) {
-    if (t.agent === knownGood && t.outcome !== "passed") {
+    if (t.agent === knownGood && brokenPromise(SOLVES, t)) {
       problems.push(
         `${worldId}: known-good policy ${knownGood} did not pass ${t.family} d${t.difficulty} seed ${t.seed}: ${t.outcome} (${t.reason})`,
       );
@@ -91,11 +100,12 @@ function checkWorld(
     for (const family of want.families) {
       const rows = trials.filter((t) => t.agent === policy && t.family === family);
       for (const t of rows) {
-        if (t.outcome === "passed") {
+        const broken = brokenPromise({ must: "fail", codes: want.codes }, t, PRESETS.selftest.failing);
+        if (broken === "passed") {
           problems.push(
             `${worldId}: ${policy} passed ${family} d${t.difficulty} seed ${t.seed}, which it is built to fail`,
           );
-        } else if (want.codes.length && !t.violations.some((code) => want.codes.includes(code))) {
+        } else if (broken === "no-expected-code") {
           problems.push(
             `${worldId}: ${policy} failed ${family} d${t.difficulty} seed ${t.seed} without the expected violation (${want.codes.join(" or ")}); got ${t.violations.join(", ") || "none"}`,
           );
