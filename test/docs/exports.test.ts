@@ -42,3 +42,25 @@ test("nothing points at a DESIGN.md the repository does not have", () => {
   for (const file of ["CONTRIBUTING.md", "README.md", "src/core/contracts.ts"])
     assert.doesNotMatch(read(file), /(?<!docs\/)DESIGN\.md/, `${file} names DESIGN.md`);
 });
+
+test("every function and class docs/library.md's entry-point table names is exported by proving-ground", async () => {
+  const doc = read("docs/library.md");
+  const at = doc.indexOf("## Entry points");
+  assert.ok(at >= 0, "docs/library.md has an Entry points section");
+  const rows = doc
+    .slice(at)
+    .split("\n")
+    .filter((l) => l.startsWith("| `"));
+  const names = new Set<string>();
+  for (const row of rows) {
+    const first = row.split(/(?<!\\)\|/)[1];
+    for (const m of first.matchAll(/`([A-Za-z_$][\w$]*)(?=[(`])/g)) names.add(m[1]);
+  }
+  assert.ok(names.size >= 20, `${names.size} names`);
+  const root = (await import("../../src/index.ts")) as Record<string, unknown>;
+  assert.deepEqual(
+    [...names].filter((n) => !(n in root)),
+    [],
+    "named in docs/library.md but not exported",
+  );
+});
