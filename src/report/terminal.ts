@@ -1,12 +1,23 @@
 import Table from "cli-table3";
 import pc from "picocolors";
-import { OUTCOMES } from "../core/contracts.ts";
+import { OUTCOMES, type Outcome } from "../core/contracts.ts";
+import type { TrialSummary } from "../core/trial-summary.ts";
 import type { ExperimentSummary, Rate } from "./summary.ts";
 
 export interface TerminalOptions {
   /** Colors and box borders (default: when stdout is a TTY). */
   tty?: boolean;
+  /**
+   * The rows the summary was made from: with them, the report says why trials ended in an error
+   * (`agent_error`, `infra_error`): their first few distinct reasons (error code and message), counted.
+   */
+  trials?: readonly TrialSummary[];
 }
+
+/** The outcomes whose reasons the report lists, and how many distinct reasons it shows of each. */
+const EXPLAINED: readonly Outcome[] = ["agent_error", "infra_error"];
+const REASONS_SHOWN = 3;
+const REASON_CHARS = 200;
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const fmtRate = (r: Rate) => `${pct(r.estimate)} [${pct(r.ci[0])}, ${pct(r.ci[1])}]`;
@@ -39,7 +50,10 @@ function table(head: string[], tty: boolean): Table.Table {
   });
 }
 
-/** The terminal report: headline, outcomes by kind, violations by code, pass rate per agent × family. */
+/**
+ * The terminal report: headline, outcomes by kind, why trials ended in an error (given the rows),
+ * violations by code, pass rate per agent × family.
+ */
 export function renderTerminalReport(
   experimentId: string,
   s: ExperimentSummary,
@@ -67,6 +81,7 @@ export function renderTerminalReport(
   for (const o of OUTCOMES)
     if (s.outcomes[o] > 0 || o === "missing") outcomes.push([o, String(s.outcomes[o])]);
   lines.push(c.bold("Outcomes by kind"), outcomes.toString(), "");
+  if (opts.trials) lines.push(...errorReasons(opts.trials, c.bold));
 
   const codes = Object.keys(s.violations).sort();
   if (codes.length) {
@@ -105,6 +120,37 @@ export function renderTerminalReport(
     grid.toString(),
   );
   return lines.join("\n");
+}
+
+/**
+ * Why trials ended in an error: per outcome in EXPLAINED, its most frequent distinct reasons (the
+ * error code and message the runner recorded), counted, most frequent first (ties: first seen).
+ */
+function errorReasons(trials: readonly TrialSummary[], bold: (s: string) => string): string[] {
+  const lines: string[] = [];
+  for (const outcome of EXPLAINED) {
+    const counts = new Map<string, number>();
+    for (const t of trials) {
+      if (t.outcome === outcome) counts.set(t.reason, (counts.get(t.reason) ?? 0) + 1);
+    }
+    if (counts.size === 0) continue;
+    const ranked = [...counts].sort((a, b) => b[1] - a[1]);
+    lines.push(bold(`Why trials ended ${outcome}`));
+    for (const [reason, n] of ranked.slice(0, REASONS_SHOWN)) lines.push(`  ${n}× ${oneLine(reason)}`);
+    const rest = ranked.slice(REASONS_SHOWN);
+    if (rest.length) {
+      const trialsLeft = rest.reduce((sum, [, n]) => sum + n, 0);
+      lines.push(`  … ${rest.length} other reason(s) in ${trialsLeft} trial(s)`);
+    }
+    lines.push("");
+  }
+  return lines;
+}
+
+/** A reason on one line, cut to REASON_CHARS. */
+function oneLine(reason: string): string {
+  const flat = reason.replace(/\s+/g, " ").trim() || "(no reason recorded)";
+  return flat.length > REASON_CHARS ? `${flat.slice(0, REASON_CHARS - 1)}…` : flat;
 }
 
 const ABBREVIATIONS: Record<string, string> = {

@@ -377,7 +377,7 @@ export async function runSplitCommand(flags: SplitRunFlags, gym: Gym): Promise<s
       const head = result.manifestHash
         ? `split ${name} of ${split.name}, manifest ${result.manifestHash}\n`
         : `split ${name} of ${split.name}\n`;
-      process.stdout.write(`${head}${renderTerminalReport(experimentId, summary)}\n`);
+      process.stdout.write(`${head}${renderTerminalReport(experimentId, summary, { trials })}\n`);
     }
     return experimentId;
   } finally {

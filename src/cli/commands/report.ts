@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 // the HTML report (and its charts) loads in the actions that write or read it
+import type { TrialSummary } from "../../core/trial-summary.ts";
 import type { ReportComparison, reportComparisonJson } from "../../report/html/index.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
@@ -114,17 +115,20 @@ export function registerReport(program: Command): void {
         const experimentId = await experimentOrLatest(store, id);
         let comparison: ReportComparison | undefined;
         let summary: ExperimentSummary;
+        let rows: TrialSummary[];
         let html: { path: string; bytes: number } | undefined;
         if (flags.html) {
           const r = await writeHtmlReport(store, experimentId, flags.html, {
             ...(flags.compare ? { compareWith: await experimentOrLatest(store, flags.compare) } : {}),
           });
           summary = r.summary;
+          rows = r.rows;
           comparison = r.comparison;
           html = { path: r.path, bytes: r.bytes };
         } else {
           const current = await loadExperimentRows(store, experimentId);
-          summary = summarizeExperiment(current.rows);
+          rows = current.rows;
+          summary = summarizeExperiment(rows);
           if (flags.compare) {
             const other = await loadExperimentRows(store, await experimentOrLatest(store, flags.compare));
             comparison = compareForReport(current, other);
@@ -134,7 +138,7 @@ export function registerReport(program: Command): void {
           printJson(reportJson(experimentId, summary, comparison && reportComparisonJson(comparison), html));
           return;
         }
-        const parts = [renderTerminalReport(experimentId, summary)];
+        const parts = [renderTerminalReport(experimentId, summary, { trials: rows })];
         if (comparison) parts.push("", renderComparisonText(comparison));
         if (html) parts.push("", `HTML report: ${html.path} (${(html.bytes / 1e6).toFixed(2)} MB)`);
         process.stdout.write(`${parts.join("\n")}\n`);

@@ -73,7 +73,7 @@ export function registerResume(program: Command, gymSource: GymSource): void {
         `proving: ${name} was ${result.previousStatus}: ${result.previouslyRecorded} of ${planned} planned trials recorded; ran ${result.ranNow} now; ${status}\n`,
       );
       process.stdout.write(
-        `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
+        `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials), { trials: result.trials })}\n`,
       );
     }
     await writeRunReport(flags.store, result.experimentId, flags.report, Boolean(flags.json));

@@ -150,7 +150,7 @@ export async function runCommand(
   if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
   else {
     process.stdout.write(
-      `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials))}\n`,
+      `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials), { trials: result.trials })}\n`,
     );
     if (separation) process.stdout.write(`\n${separation.text}\n`);
   }

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { TrialSummary } from "../../core/trial-summary.ts";
 import type { Store } from "../../store/store.ts";
 import { isPostgresUrl } from "../../store/store-url.ts";
 import { type ExperimentSummary, summarizeExperiment } from "../summary.ts";
@@ -36,6 +37,8 @@ export interface HtmlReport {
   html: string;
   experimentId: string;
   summary: ExperimentSummary;
+  /** The rows the summary was made from, one per planned trial. */
+  rows: TrialSummary[];
   comparison?: ReportComparison;
   /** Size of the page in bytes (UTF-8). */
   bytes: number;
@@ -101,6 +104,7 @@ export async function buildHtmlReport(
     html,
     experimentId,
     summary,
+    rows: current.rows,
     ...(comparison ? { comparison } : {}),
     bytes: Buffer.byteLength(html, "utf8"),
     embedded: packed.where.size,
