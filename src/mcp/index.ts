@@ -1,3 +1,10 @@
+export {
+  type McpCallResult,
+  type McpTool,
+  mcpCallResult,
+  mcpTools,
+  type ToolStep,
+} from "../protocol/index.ts";
 export { type BridgeCallResult, McpBridge } from "./bridge.ts";
 export { type McpHttpOptions, type McpHttpServer, serveMcpHttp } from "./http.ts";
 export { createMcpServer, type McpServerOptions } from "./server.ts";
