@@ -3,7 +3,8 @@
  * documents (`strict`, `nodenext`, ESM), in one compiler run over a project set up as the page tells
  * a user to (test/docs/project.ts); every one that is a complete program runs (exit 0) there, unless
  * the comment above it says `<!-- no-run: why -->`. A block marked `<!-- file: NAME.ts -->` is
- * written under that name, so another block can import it (`./NAME.js`).
+ * written under that name, so another block can import it (`./NAME.js`); such a module runs as part of
+ * the blocks that import it.
  * Every `proving ...` command in a shell block names a command that docs/cli.md documents.
  */
 import assert from "node:assert/strict";
@@ -58,7 +59,12 @@ describe("TypeScript blocks in the docs", () => {
     assert.deepEqual(problems, []);
   });
 
-  const runnable = files.filter((f) => !f.block.note.startsWith("no-run"));
+  // a module another block imports runs as part of that block
+  const imported = (f: (typeof files)[number]) => {
+    const stem = path.basename(f.file).replace(/\.ts$/, "");
+    return files.some((g) => g !== f && g.block.code.includes(`"./${stem}.js"`));
+  };
+  const runnable = files.filter((f) => !f.block.note.startsWith("no-run") && !imported(f));
   for (const { block, file } of runnable)
     test(`${where(block)} runs`, { timeout: 120_000 }, async () => {
       const { NODE_TEST_CONTEXT: _, NODE_OPTIONS: __, ...env } = process.env;
