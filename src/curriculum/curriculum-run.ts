@@ -3,11 +3,11 @@ import type { Budget, TrialRecord } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
 import type { StartStates } from "../runner/clean-start.ts";
 import type { Store } from "../store/store.ts";
 import { DEFAULT_STRATEGY } from "./create-sampler.ts";
 import { Curriculum, type CurriculumSnapshot } from "./curriculum.ts";
+import type { CurriculumGym } from "./curriculum-gym.ts";
 import type { DifficultyOptions } from "./difficulty-controller.ts";
 import { type CurriculumHistory, MemoryHistory } from "./history.ts";
 import { type HorizonStage, horizonSchedule } from "./horizon-schedule.ts";
@@ -101,7 +101,7 @@ export interface CurriculumResult {
 }
 
 export interface CurriculumRunOptions {
-  gym: Gym;
+  gym: CurriculumGym;
   /** Where the episodes' and evaluations' trials are recorded (experiments `ID`, `ID/regression`, `ID/heldout`). */
   store?: Store;
   /** The run's history (episodes, snapshots, evaluations): the store's curriculum tables, or memory. */
@@ -148,7 +148,7 @@ function planned(config: CurriculumRunConfig): string {
   return canonicalJson(rest);
 }
 
-function curriculumOf(config: CurriculumRunConfig, gym: Gym): Curriculum {
+function curriculumOf(config: CurriculumRunConfig, gym: CurriculumGym): Curriculum {
   return new Curriculum(gym, {
     split: config.split,
     strategy: config.strategy,

@@ -1,8 +1,8 @@
 import type { Action, Observation, Task } from "../core/contracts.ts";
 import { configError, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
 import { createSampler, DEFAULT_STRATEGY } from "./create-sampler.ts";
+import type { GymWorlds } from "./curriculum-gym.ts";
 import {
   type DifficultyChange,
   DifficultyController,
@@ -97,7 +97,7 @@ export class Curriculum {
   readonly sampler: Sampler;
   readonly controller: DifficultyController | undefined;
   readonly seed: number;
-  readonly #gym: Pick<Gym, "world">;
+  readonly #gym: Pick<GymWorlds, "world">;
   readonly #variants = new Map<string, JsonValue>();
   readonly #frozen: ReadonlySet<string>;
   readonly #families: string[];
@@ -108,7 +108,7 @@ export class Curriculum {
   #tracker = new ProcessTracker();
   #process = new Map<string, ProcessSummary>();
 
-  constructor(gym: Pick<Gym, "world" | "harness">, opts: CurriculumOptions) {
+  constructor(gym: GymWorlds, opts: CurriculumOptions) {
     this.#gym = gym;
     this.seed = opts.seed ?? 1;
     this.space = buildTaskSpace(opts.split, gym);
@@ -305,9 +305,6 @@ export class Curriculum {
 }
 
 /** The curriculum of a split file for a gym (see `Curriculum`). */
-export function createCurriculum(
-  gym: Pick<Gym, "world" | "harness">,
-  options: CurriculumOptions,
-): Curriculum {
+export function createCurriculum(gym: GymWorlds, options: CurriculumOptions): Curriculum {
   return new Curriculum(gym, options);
 }

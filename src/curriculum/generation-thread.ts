@@ -1,12 +1,11 @@
 import { Worker } from "node:worker_threads";
-import type { GymDescription } from "../gym/description.ts";
 import type { GenerationOutcome, GenerationRequest } from "./generation-batch.ts";
 
 const WORKER_URL = new URL("./generation-worker.mjs", import.meta.url);
 
 export interface GenerationThreadOptions {
   /** The gym to rebuild in the thread (`gym.describe()`; its plugins must be importable from `cwd`). */
-  description: GymDescription;
+  description: object;
   cwd: string;
   /** A request not answered within this many ms is `failed` and the thread replaced (default 10,000). */
   timeoutMs?: number;

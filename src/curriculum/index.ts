@@ -10,6 +10,7 @@ export {
   type GeneratedTask,
   type Performance,
 } from "./curriculum.ts";
+export type { CurriculumGym, GymWorlds } from "./curriculum-gym.ts";
 export {
   type CurriculumWindow,
   concentration,

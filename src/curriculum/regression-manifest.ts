@@ -1,6 +1,6 @@
 import { hashJson } from "../core/hash.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
+import type { GymWorlds } from "./curriculum-gym.ts";
 import type { SplitFile, SplitTask } from "./split-file.ts";
 import type { TaskKey } from "./task-key.ts";
 
@@ -22,7 +22,7 @@ export interface TaskManifest {
   hash: string;
 }
 
-type Space = Pick<Gym, "world" | "harness">;
+type Space = GymWorlds;
 
 function generate(gym: Space, t: SplitTask): ManifestTask[] {
   const world = gym.world(t.world);

@@ -1,7 +1,7 @@
 import { configError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import { Rng } from "../core/rng.ts";
-import type { Gym } from "../gym/gym.ts";
+import type { CurriculumGym } from "./curriculum-gym.ts";
 import type { CurriculumHistory } from "./history.ts";
 import { runSpecs } from "./run-specs.ts";
 import { plannedSpecs } from "./split-specs.ts";
@@ -138,7 +138,7 @@ export function renderItem(item: ReviewItem): string {
  * at its lowest difficulty, seed 1), played through the harness. What `curriculum review --variants` shows.
  */
 export async function variantKnownGood(
-  gym: Pick<Gym, "world" | "harness" | "runOptions">,
+  gym: Pick<CurriculumGym, "world" | "harness" | "runOptions">,
   v: StoredVariant,
 ): Promise<{ instruction: string; actions: string[]; outcome: string }> {
   const world = gym.world(gym.harness.normalize(v.variant).world);

@@ -1,7 +1,7 @@
 import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { Budget, TrialRecord } from "../core/contracts.ts";
-import type { Gym } from "../gym/gym.ts";
 import type { Store } from "../store/store.ts";
+import type { CurriculumGym, GymWorlds } from "./curriculum-gym.ts";
 import { heldoutManifest, regressionManifest } from "./regression-manifest.ts";
 import { runSpecs } from "./run-specs.ts";
 import type { SplitFile, SplitName } from "./split-file.ts";
@@ -20,12 +20,7 @@ export interface SplitRunResult {
  * The planned tasks of one split: the regression split's frozen list, the held-out tasks, or the
  * dynamic space's keys × `seeds` (a plain sweep, not adapted: `curriculum run` adapts it).
  */
-export function splitTasks(
-  split: SplitFile,
-  name: SplitName,
-  gym: Pick<Gym, "world" | "harness">,
-  seeds: number[] = [1],
-) {
+export function splitTasks(split: SplitFile, name: SplitName, gym: GymWorlds, seeds: number[] = [1]) {
   const space = buildTaskSpace(split, gym);
   if (name === "regression") {
     const m = regressionManifest(split, gym);
@@ -48,7 +43,7 @@ export async function runSplit(
   split: SplitFile,
   name: SplitName,
   opts: {
-    gym: Gym;
+    gym: Pick<CurriculumGym, "world" | "harness" | "runOptions">;
     agent: ResolvedAgent;
     experimentId: string;
     budget: Budget;

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
+import type { GymWorlds } from "./curriculum-gym.ts";
 import type { SplitFile } from "./split-file.ts";
 
 /** What `CurriculumStore.addVariant` takes. */
@@ -35,7 +35,7 @@ export interface StoredVariant {
 export function splitWithVariants(
   split: SplitFile,
   variants: readonly StoredVariant[],
-  gym: Pick<Gym, "harness" | "world">,
+  gym: GymWorlds,
   opts: { requireReview?: boolean; approved?: ReadonlySet<string> } = {},
 ): SplitFile {
   const idOf = (v: JsonValue) => gym.harness.variantId(v);

@@ -1,5 +1,5 @@
-import type { Gym } from "../gym/gym.ts";
 import type { Curriculum } from "./curriculum.ts";
+import type { CurriculumGym } from "./curriculum-gym.ts";
 import { type GenerationOutcome, type GenerationRequest, generateOne } from "./generation-batch.ts";
 import { generateInThread } from "./generation-thread.ts";
 import type { CurriculumReviewsTable, CurriculumTasksTable } from "./store-tables.ts";
@@ -77,7 +77,7 @@ function rowOf(poolId: string, o: GenerationOutcome, createdAt: string): Curricu
 export async function fillPool(
   requests: readonly GenerationRequest[],
   opts: {
-    gym: Pick<Gym, "world" | "describe">;
+    gym: Pick<CurriculumGym, "world" | "describe">;
     cache: TaskCache;
     poolId: string;
     pool: PoolOptions;

@@ -1,6 +1,6 @@
 import { configError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
+import type { GymWorlds } from "./curriculum-gym.ts";
 import type { SplitFile } from "./split-file.ts";
 import { type TaskKey, taskKeyId } from "./task-key.ts";
 
@@ -25,7 +25,7 @@ export function familyOf(key: TaskKey): string {
   return `${key.variant ?? key.world}/${key.family}`;
 }
 
-type Space = Pick<Gym, "world" | "harness">;
+type Space = GymWorlds;
 
 function entries(
   gym: Space,

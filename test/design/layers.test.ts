@@ -45,17 +45,6 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   ["agents/cmd/mcp-agent.ts -> mcp/http.ts", "cmd-mcp agent kind hosts an MCP server"],
   ["agents/cmd/mcp-agent.ts -> mcp/server.ts", "cmd-mcp agent kind hosts an MCP server"],
   // features that still take the whole Gym instead of the narrow parts they use
-  ["curriculum/curriculum-run.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/curriculum.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/generation-thread.ts -> gym/description.ts", "the thread rebuilds its gym"],
-  ["curriculum/regression-manifest.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/review-queue.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/run-split.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/stored-variants.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/task-pool.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["curriculum/task-space.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["learn/learn-loop.ts -> gym/gym.ts", "Gym as a service locator"],
-  ["rigger/rollouts.ts -> gym/gym.ts", "Gym as a service locator"],
   ["queue/coordinator.ts -> gym/gym.ts", "Gym as a service locator"],
   ["queue/queued-trial.ts -> gym/gym.ts", "Gym as a service locator"],
   // a queue worker rebuilds the gym from its description: the worker command could inject loadGym
