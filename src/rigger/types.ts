@@ -55,8 +55,9 @@ export interface LayersProposal {
 
 /**
  * A generated-code proposal: TypeScript source of a rule (the rule API in `DesignerInput.ruleApi`).
- * The code path (`src/rigger/code/` with the runtime in `src/rules/`) compiles it and turns it into a rule layer referenced by content
- * hash (e.g. `{id: "rule.generated@1", params: {code, sha256}}`), or into failure records.
+ * The code path (`src/rigger/code/`, on the runtime of `src/rules/`) compiles it and turns it into a
+ * rule layer referenced by content hash (e.g. `{id: "rule.generated@1", params: {code, sha256}}`), or
+ * into failure records.
  */
 export interface CodeProposal {
   kind: "code";
