@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type {
   Budget,
   Environment,
@@ -13,6 +14,7 @@ import { quoteInput } from "../core/quote-input.ts";
 import { openEnvCallToolObservation, openEnvToolList } from "../protocol/openenv-observations.ts";
 import type { EpisodeEndNote } from "../protocol/tool-step.ts";
 import { exhaustedBudget } from "../runner/budget.ts";
+import { Deadline } from "../runner/deadline.ts";
 import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
 import {
   type ChosenTask,
@@ -271,16 +273,23 @@ export class Episode {
     if (this.done) throw new ServeError("SESSION_ERROR", "the episode has ended; reset to start another");
     const index = this.stats.steps;
     let result: StepResult;
+    // the runner's wall-clock deadline, for this one step
+    const deadline =
+      opts.timeoutS === undefined ? undefined : new Deadline(performance.now() + opts.timeoutS * 1000);
     try {
       const work = env.step({
         tool: action.tool,
         args: action.args,
         callId: action.callId ?? `call-${index}`,
       });
-      result = opts.timeoutS === undefined ? await work : await withTimeout(work, opts.timeoutS * 1000);
+      result = deadline ? await deadline.guard(work, "step()") : await work;
     } catch (err) {
-      this.broken = err instanceof StepTimeout ? "a step timed out" : "a step failed";
-      throw new ServeError("EXECUTION_ERROR", `step failed: ${errorMessage(err)}`);
+      const timedOut = deadline?.fired === true;
+      this.broken = timedOut ? "a step timed out" : "a step failed";
+      const why = timedOut ? `no answer within ${(opts.timeoutS ?? 0) * 1000} ms` : errorMessage(err);
+      throw new ServeError("EXECUTION_ERROR", `step failed: ${why}`);
+    } finally {
+      deadline?.clear();
     }
     const stats = this.stats;
     stats.steps++;
@@ -381,19 +390,5 @@ export class Episode {
     const hook = this.onEvict;
     this.onEvict = undefined;
     hook?.(reason);
-  }
-}
-
-class StepTimeout extends Error {}
-
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StepTimeout(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
