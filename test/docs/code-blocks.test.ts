@@ -73,8 +73,10 @@ describe("TypeScript blocks in the docs", () => {
           process.execPath,
           ["--no-node-snapshot", "--import", "tsx", file],
           { cwd: project.dir, env: { ...env, NO_COLOR: "1" }, timeout: 110_000 },
-          (err, _stdout, stderr) =>
-            err ? reject(new Error(`${where(block)}: ${err.message}\n${stderr}`)) : resolve(),
+          (err, stdout, stderr) =>
+            err
+              ? reject(new Error(`${where(block)}: ${err.message}\n${stdout.slice(-3000)}\n${stderr}`))
+              : resolve(),
         ),
       );
     });
