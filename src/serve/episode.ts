@@ -80,6 +80,8 @@ export class Episode {
   private ending: EndOfEpisode | undefined;
   private broken: string | undefined;
   private disposed = false;
+  /** The server's step cap, as a runner budget. */
+  private readonly budget: Budget;
   /** Called once when the session is evicted (reaped, closed by the server). */
   onEvict: ((reason: string) => void) | undefined;
 
@@ -91,6 +93,7 @@ export class Episode {
     this.kind = opts.kind;
     this.key = opts.key;
     this.lastActive = opts.now;
+    this.budget = { maxSteps: defaults.maxSteps ?? 200 };
   }
 
   get isBusy(): boolean {
@@ -245,21 +248,12 @@ export class Episode {
           difficulty,
           seed,
           state_hash: stateHash,
-          max_steps: this.maxSteps,
+          max_steps: this.budget.maxSteps,
         },
         this.chosen,
         viewer,
       ),
     };
-  }
-
-  private get maxSteps(): number {
-    return this.defaults.maxSteps ?? 200;
-  }
-
-  /** The server's step cap, as a runner budget. */
-  private get budget(): Budget {
-    return { maxSteps: this.maxSteps };
   }
 
   async step(
