@@ -26,7 +26,7 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-size:12px;color:var(--muted);font-weight:600;background:#fafbfc;position:sticky;top:0}
 td.n,th.n{text-align:right}
-#breakdown-table td,#trial-list td,#outcomes td,#violations td{white-space:nowrap}
+#breakdown-table td,#outcomes td,#violations td{white-space:nowrap}
 .h{display:flex;gap:8px;align-items:baseline;flex-wrap:wrap}
 .h h3{margin:4px 0}
 tr.click{cursor:pointer} tr.click:hover td{background:#eef5fc}
@@ -54,10 +54,16 @@ a.f{cursor:pointer;text-decoration:underline dotted}
 .controls label{font-size:12.5px;color:var(--muted)}
 select,input[type=search],button{font:inherit;font-size:13px;padding:3px 6px;border:1px solid #c5ced6;border-radius:5px;background:#fff}
 button{cursor:pointer} button:disabled{opacity:.5;cursor:default}
-.viewer{display:grid;grid-template-columns:minmax(470px,1fr) 1.45fr;gap:16px;align-items:start}
+.viewer{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.45fr);gap:16px;align-items:start}
+.viewer>div{min-width:0}
 .viewer .list{max-height:78vh;overflow:auto;border:1px solid var(--line);border-radius:6px}
-.viewer .list table{width:100%;font-size:12.5px}
-.viewer .list td{padding:3px 6px}
+.viewer .list table{width:100%;table-layout:fixed;font-size:12.5px}
+.viewer .list th,.viewer .list td{padding:3px 6px}
+#trial-list col.c-i{width:3em} #trial-list col.c-agent{width:23%} #trial-list col.c-task{width:25%} #trial-list col.c-steps{width:4.4em}
+#trial-list th{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+#trial-list td.wrap{white-space:normal;overflow-wrap:anywhere}
+#trial-list td.wrap .tag{white-space:normal;overflow-wrap:break-word;max-width:100%;vertical-align:top}
+#trial-list td.n{white-space:nowrap}
 .viewer .detail{min-height:200px;max-height:78vh;overflow:auto;border:1px solid var(--line);border-radius:6px;padding:12px 14px}
 .pager{display:flex;gap:8px;align-items:center;margin:6px 0;font-size:12.5px}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;font-size:12.5px;margin:6px 0 10px}

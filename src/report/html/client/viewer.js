@@ -160,7 +160,8 @@
       ),
     );
     const body = h("tbody");
-    for (const r of shown)
+    for (const r of shown) {
+      const task = `${r.family} d${r.d} s${r.seed}${r.rep ? ` r${r.rep}` : ""}`;
       body.append(
         h(
           "tr",
@@ -170,39 +171,48 @@
             onclick: () => openTrial(r.id),
           },
           h("td", { class: "n" }, r.i),
-          h("td", null, r.agent),
-          h("td", null, `${r.family} d${r.d} s${r.seed}${r.rep ? ` r${r.rep}` : ""}`),
+          h("td", { class: "wrap" }, r.agent),
+          h("td", { class: "wrap" }, task),
           h(
             "td",
-            null,
+            { class: "wrap" },
             outcomeBadge(r.outcome),
-            r.v.map((c) => h("span", { class: "tag viol" }, c)),
+            r.v.map((c) => h("span", { class: "tag viol", title: c }, breakable(c))),
           ),
           h("td", { class: "n" }, r.steps),
         ),
       );
-    document
-      .getElementById("tv-list")
-      .replaceChildren(
+    }
+    document.getElementById("tv-list").replaceChildren(
+      h(
+        "table",
+        { id: "trial-list" },
         h(
-          "table",
-          { id: "trial-list" },
-          h(
-            "thead",
-            null,
-            h(
-              "tr",
-              null,
-              h("th", { class: "n" }, "#"),
-              h("th", null, "agent"),
-              h("th", null, "task"),
-              h("th", null, "outcome"),
-              h("th", { class: "n" }, "steps"),
-            ),
-          ),
-          body,
+          "colgroup",
+          null,
+          ["c-i", "c-agent", "c-task", "c-outcome", "c-steps"].map((c) => h("col", { class: c })),
         ),
-      );
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            h("th", { class: "n" }, "#"),
+            h("th", null, "agent"),
+            h("th", null, "task"),
+            h("th", null, "outcome"),
+            h("th", { class: "n" }, "steps"),
+          ),
+        ),
+        body,
+      ),
+    );
+  }
+
+  /** A code that may wrap after its underscores (a <wbr> after each). */
+  function breakable(code) {
+    return code.split(/(?<=_)/).flatMap((part, i) => (i ? [h("wbr"), part] : [part]));
   }
 
   function step(delta) {
@@ -297,7 +307,7 @@
         ],
         ["budget", compact(s.budget)],
         ["trajectory hash", t.trajectoryHash],
-        ["re-run", h("span", { class: "mono" }, `proving show ${t.id}`)],
+        ["re-run", h("span", { class: "mono" }, `proving replay ${t.id}`)],
       ]),
     );
     if (s.variant !== undefined)
