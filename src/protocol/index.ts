@@ -1,3 +1,10 @@
+/**
+ * The one tool protocol: how a world's tools and the results of its tool calls look to whoever acts
+ * on them from outside. MCP (`tools/list` entries, `tools/call` results: both `proving serve`'s
+ * `/mcp` and `proving mcp` answer with these, so a world looks the same on either), OpenEnv's MCP-mode
+ * step observations, and the tool shapes of model providers (OpenAI, Anthropic, the AI SDK). Plain
+ * data in, plain JSON out: no transport, no SDK.
+ */
 export { afterEndResult } from "./after-end-result.ts";
 export { JSON_RPC, type JsonRpcId, type JsonRpcResponse } from "./json-rpc.ts";
 export { type McpCallResult, mcpCallResult } from "./mcp-call-result.ts";
