@@ -21,7 +21,11 @@ import { writeRunReport } from "./report.ts";
 import type { RunFlags } from "./run-flags.ts";
 import { trialJson } from "./trial-json.ts";
 
-/** Builds the experiment from an optional file and the flags (flags win). No file and no flags: the demo. */
+/**
+ * Builds the experiment from an optional file and the flags (flags win). No file and no flags: the
+ * demo. No file but flags that say what to run: the demo's defaults, described by those flags (the
+ * demo's description would misname it); a file keeps its own description, or none.
+ */
 export function experimentFromFlags(file: string | undefined, flags: RunFlags, gym: Gym): ExperimentConfig {
   const base = (file ? readDataFile(file) : { ...DEMO_EXPERIMENT }) as Record<string, unknown>;
   if (typeof base !== "object" || base === null || Array.isArray(base)) {
@@ -49,7 +53,39 @@ export function experimentFromFlags(file: string | undefined, flags: RunFlags, g
   if (Object.keys(budget).length) input.budget = budget;
   const worlds = ((input.worlds as string[] | undefined) ?? ["device-support@1"]).map((w) => gym.world(w));
   const defaultAgents = Object.keys(worlds[0].policies).filter((p) => worlds.every((w) => w.policies[p]));
-  return parseExperiment(input, defaultAgents);
+  const config = parseExperiment(input, defaultAgents);
+  if (file || !shapesTheRun(flags)) return config;
+  const description = describeFlagRun(config, gym, input.agents !== undefined);
+  return parseExperiment({ ...input, description }, defaultAgents);
+}
+
+/** Whether the flags say what to run (worlds, tasks, agents, seeds, variants), not only how. */
+function shapesTheRun(flags: RunFlags): boolean {
+  return Boolean(
+    flags.world?.length ||
+      flags.family?.length ||
+      flags.difficulty?.length ||
+      flags.agent?.length ||
+      flags.variant?.length ||
+      flags.trials !== undefined ||
+      flags.seed !== undefined ||
+      flags.repeats !== undefined,
+  );
+}
+
+/** One line for an experiment run from flags: worlds · families · difficulties · agents · seeds. */
+function describeFlagRun(config: ExperimentConfig, gym: Gym, agentsGiven: boolean): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const d = config.difficulties;
+  return [
+    config.worlds.map((w) => gym.world(w).id).join(", "),
+    config.families ? `families ${config.families.join(", ")}` : "all families",
+    `${d.length === 1 ? "difficulty" : "difficulties"} ${d.join(", ")}`,
+    agentsGiven ? `agents ${config.agents.join(", ")}` : "all scripted agents",
+    `${plural(config.trials, "seed")} from ${config.seed}`,
+    ...(config.repeats > 1 ? [plural(config.repeats, "repeat")] : []),
+    ...(config.variants?.length ? [plural(config.variants.length, "variant")] : []),
+  ].join(" · ");
 }
 
 /** The normative `run --json` document. */
