@@ -17,6 +17,7 @@ import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import {
+  AGENT_CHECK_KINDS,
   type CheckKind,
   type CheckResult,
   checkEnvironment,
@@ -156,25 +157,16 @@ function fromAgentCheck(id: AuditCheckId, result: CheckResult | undefined): Audi
 
 /** Audits an environment; never throws for what the environment does (it fails the check instead). */
 export async function auditEnvironment(opts: AuditOptions): Promise<AuditReport> {
-  const preset = PRESETS.audit;
   const world = opts.world;
-  const seeds = opts.seeds ?? [...preset.seeds];
+  const seeds = opts.seeds ?? [...PRESETS.audit.seeds];
   if (seeds.length === 0 || !seeds.every(Number.isInteger))
     throw new ProvingError("bad_audit_options", "audit seeds must be a non-empty list of integers");
-  const checked = await checkEnvironment(opts.environment ?? world, {
-    ...(opts.environment ? { world } : {}),
-    ...(opts.restore ? { restore: opts.restore } : {}),
-    kinds: preset.kinds,
+  const { world: _, environment, label: __, ...given } = opts;
+  const checked = await checkEnvironment(environment ?? world, {
+    ...given,
+    ...(environment ? { world } : {}),
+    preset: "audit",
     seeds,
-    difficulties: opts.difficulties ?? [...preset.difficulties],
-    fuzzPerTool: opts.fuzzPerTool ?? preset.fuzzPerTool,
-    maxSteps: opts.maxSteps ?? preset.maxSteps,
-    randomEpisodes: opts.randomEpisodes ?? preset.randomEpisodes,
-    signalSeeds: opts.signalSeeds ?? preset.signalSeeds,
-    // the known-good policy only: the audit plays the reference agents, not the world's bad policies
-    expectedFailures: {},
-    ...(opts.maxActionBytes ? { maxActionBytes: opts.maxActionBytes } : {}),
-    ...(opts.dispose ? { dispose: opts.dispose } : {}),
   }).catch((err: unknown) => ({ checks: [] as CheckResult[], error: errorMessage(err) }));
   const findings: AuditFinding[] = [];
   for (const [id, from] of Object.entries(FROM_KINDS) as [
@@ -186,7 +178,7 @@ export async function auditEnvironment(opts: AuditOptions): Promise<AuditReport>
       continue;
     }
     const results = checked.checks.filter((c) => c.kind === from.kind && c.name.startsWith(from.name ?? ""));
-    const agents = ["cheating", "verdicts", "learning-signal", "hidden"].includes(from.kind);
+    const agents = (AGENT_CHECK_KINDS as readonly CheckKind[]).includes(from.kind);
     findings.push(agents ? fromAgentCheck(id, results[0]) : fromChecker(id, results));
   }
 

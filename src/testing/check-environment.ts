@@ -12,13 +12,8 @@ import { taskChecks } from "./checks/tasks.ts";
 import { toolChecks } from "./checks/tools.ts";
 import type { CheckOptions, CheckTarget } from "./options.ts";
 import { EpisodePlayer } from "./play-episode.ts";
-import {
-  CHECK_KINDS,
-  type CheckKind,
-  type CheckResult,
-  type ConformanceReport,
-  conformanceReport,
-} from "./report.ts";
+import { PRESETS } from "./presets.ts";
+import { type CheckKind, type CheckResult, type ConformanceReport, conformanceReport } from "./report.ts";
 import { Subject } from "./subject.ts";
 
 async function runCheck(plan: CheckPlan, check: PlannedCheck): Promise<CheckResult> {
@@ -40,8 +35,8 @@ async function runCheck(plan: CheckPlan, check: PlannedCheck): Promise<CheckResu
  * factory (a harnessed variant, a remote world) with `options.world` for its tasks and policies:
  * definition, task generation, tool schemas, bad input, determinism, save/restore at every step,
  * mid-episode reset, known-good vs known-bad policies (`CHECK_KINDS`, the conformance preset); with
- * `options.kinds`, the reference agents' checks too (null and random agents pass nothing, verdicts
- * judged alike, a learning signal, hidden params unreachable: the audit's preset). Returns the report; never throws for what the
+ * `options.preset: "audit"` (or `options.kinds`), the reference agents' checks: null and random
+ * agents pass nothing, verdicts judged alike, a learning signal, hidden params unreachable. Returns the report; never throws for what the
  * environment does (a world that throws fails the check it threw in). A check that needs a
  * capability the environment does not declare (inspection; a way to restore) is `not_checkable`.
  *
@@ -83,7 +78,7 @@ export async function checkEnvironment(
       return sweep;
     },
   };
-  const kinds = new Set<CheckKind>(options.kinds ?? CHECK_KINDS);
+  const kinds = new Set<CheckKind>(options.kinds ?? PRESETS[options.preset ?? "conformance"].kinds);
   const planned = [
     ...definitionChecks(plan, options.restore),
     ...taskChecks(plan),

@@ -2,6 +2,7 @@ import type { Agent, Environment } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
+import type { CheckPreset } from "./presets.ts";
 import type { CheckKind } from "./report.ts";
 
 /**
@@ -40,19 +41,19 @@ export interface CheckOptions {
   restore?: RestoreWith;
   /** Families to check (default: every family of the world). */
   families?: string[];
-  /** Difficulties to cover (default: every difficulty each family declares). */
+  /** Difficulties to cover (default: the preset's; conformance: every difficulty each family declares). */
   difficulties?: number[];
-  /** Seeds per family × difficulty (default [0, 1, 2]). */
+  /** Seeds per family × difficulty (default: the preset's, [0, 1, 2]). */
   seeds?: number[];
   /** Scripted policies added to (or replacing, by name) the world's own. */
   policies?: Record<string, Agent>;
   /** The policy that must pass every task (default: the world's `knownGood`). */
   knownGood?: string;
-  /** Policies that must fail, and how (default: the world's `expectedFailures`). */
+  /** Policies that must fail, and how (default: the world's `expectedFailures`; none under the audit preset). */
   expectedFailures?: Record<string, ExpectedFailure>;
-  /** Malformed argument objects sent to each tool (default 1000). */
+  /** Malformed argument objects sent to each tool (default: the preset's; conformance 1000, audit 200). */
   fuzzPerTool?: number;
-  /** Step budget of policy runs (default 200). */
+  /** Step budget of every episode (default: the preset's; conformance 200, audit 100). */
   maxSteps?: number;
   /**
    * Wall-clock budget of each policy run, in ms (default: none; the checker reads no clock, and a
@@ -80,14 +81,21 @@ export interface CheckOptions {
    */
   dispose?: (env: Environment) => void | Promise<void>;
   /**
-   * The kinds of checks to run (default `CHECK_KINDS`, the conformance preset's; the reference agents'
-   * checks — `cheating`, `verdicts`, `learning-signal`, `hidden` — run only when named here).
+   * The preset whose checks, agents and defaults apply (`PRESETS`): `conformance` (default: every
+   * conformance check, the world's known-good and known-bad policies) or `audit` (the audit's checks:
+   * the known-good policy and the reference agents, its own seeds, difficulties and budgets). The
+   * options given here override the preset's.
+   */
+  preset?: CheckPreset;
+  /**
+   * The kinds of checks to run (default: the preset's; the reference agents' checks — `cheating`,
+   * `verdicts`, `learning-signal`, `hidden` — are the audit's).
    */
   kinds?: readonly CheckKind[];
   /** Runs only the checks whose name this accepts (default: all of the selected kinds). */
   only?: (name: string) => boolean;
-  /** Random-agent episodes per task in the `cheating` check (default 2). */
+  /** Random-agent episodes per task in the `cheating` check (default: the audit preset's, 2). */
   randomEpisodes?: number;
-  /** Seeds of the middling agent per family × difficulty in the `learning-signal` check (default 8). */
+  /** Seeds of the middling agent per family × difficulty in the `learning-signal` check (default: the audit preset's, 8). */
   signalSeeds?: number;
 }

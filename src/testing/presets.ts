@@ -80,3 +80,6 @@ export const PRESETS = {
     nullSteps: 3,
   },
 } as const satisfies Record<string, Preset & Record<string, unknown>>;
+
+/** The presets `checkEnvironment` runs itself (`options.preset`); selftest and the gate run theirs through the runner. */
+export type CheckPreset = "conformance" | "audit";

@@ -92,8 +92,12 @@ export class Subject {
     const world = this.world;
     this.restorer = restorerOf(opts.restore ?? (this.targetIsWorld ? (s) => world.restore(s) : undefined));
     this.policies = { ...world.policies, ...(opts.policies ?? {}) };
+    const preset = PRESETS[opts.preset ?? "conformance"];
     this.knownGood = opts.knownGood ?? world.knownGood;
-    this.expectedFailures = opts.expectedFailures ?? world.expectedFailures;
+    // a preset that plays only the known-good of the world's policies expects no failures of them
+    this.expectedFailures =
+      opts.expectedFailures ??
+      ((preset.agents as readonly string[]).includes("policies") ? world.expectedFailures : {});
     for (const name of opts.families ?? []) {
       if (!world.families.some((f) => f.name === name))
         throw new ProvingError(
@@ -104,12 +108,12 @@ export class Subject {
     this.families = opts.families
       ? world.families.filter((f) => opts.families!.includes(f.name))
       : world.families;
-    this.#difficulties = opts.difficulties;
-    this.seeds = opts.seeds ?? [...PRESETS.conformance.seeds];
+    this.#difficulties = opts.difficulties ?? (preset.difficulties && [...preset.difficulties]);
+    this.seeds = opts.seeds ?? [...preset.seeds];
     if (this.seeds.length === 0 || !this.seeds.every(Number.isInteger))
       throw new ProvingError("bad_check_options", "options.seeds must be a non-empty list of integers");
-    this.fuzzPerTool = opts.fuzzPerTool ?? PRESETS.conformance.fuzzPerTool;
-    this.maxSteps = opts.maxSteps ?? PRESETS.conformance.maxSteps;
+    this.fuzzPerTool = opts.fuzzPerTool ?? preset.fuzzPerTool;
+    this.maxSteps = opts.maxSteps ?? preset.maxSteps;
     this.maxActionBytes = opts.maxActionBytes ?? Number.POSITIVE_INFINITY;
     this.maxStringLength = opts.maxStringLength ?? Number.POSITIVE_INFINITY;
     this.maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;

@@ -82,6 +82,22 @@ describe("presets", () => {
     );
   });
 
+  test("checkEnvironment's audit preset: its checks, the known-good policy only, its defaults", async () => {
+    const r = await checkEnvironment(vaultWorld("none"), {
+      preset: "audit",
+      seeds: [0],
+      difficulties: [1, 2],
+      fuzzPerTool: 20,
+      signalSeeds: 6,
+    });
+    assert.deepEqual([...new Set(r.checks.map((c) => c.kind))], [...PRESETS.audit.kinds]);
+    assert.deepEqual(
+      r.checks.filter((c) => c.kind === "policies").map((c) => c.name),
+      ["policies: known-good counter passes count"],
+    );
+    assert.equal(r.ok, true, JSON.stringify(r.checks, null, 1));
+  });
+
   test("selftest: counts per policy and family; a broken promise is a problem", async () => {
     const world = vaultWorld("none");
     const ok = await runSelftest(createGym({ worlds: [world] }), { difficulties: [1], trials: 2 });
