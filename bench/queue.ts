@@ -8,7 +8,9 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { loadFakeScript, startFakeLlmServer } from "../src/agents/llm/fake/index.ts";
 import { readDataFile } from "../src/cli/context.ts";
+import type { JsonObject } from "../src/core/json.ts";
 import { defaultGym } from "../src/gym/default-gym.ts";
+import type { Gym } from "../src/gym/gym.ts";
 import { loadGym } from "../src/gym/load-gym.ts";
 import { runQueuedExperiment } from "../src/queue/coordinator.ts";
 import { parseExperiment } from "../src/runner/experiment.ts";
@@ -27,6 +29,12 @@ import {
 import { against, type BenchOptions, type BenchReport, type Figure } from "./figures.ts";
 
 const PLUGIN = fileURLToPath(new URL("../test/queue/fixtures/spin-plugin.mjs", import.meta.url));
+
+/** What the coordinator needs of the gym: its run parts and its description. */
+const onQueue = (gym: Gym) => ({
+  run: gym.runOptions(),
+  gymDescription: gym.describe() as unknown as JsonObject,
+});
 
 export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> {
   const log = opts.log ?? (() => undefined);
@@ -73,9 +81,14 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
       workers.push(...set);
       const store = await openStore(url);
       // warm up: every worker's trial process started (forked, modules loaded)
-      await runQueuedExperiment(config("warm"), { gym, store, queueUrl: queue, pollMs: 50 });
+      await runQueuedExperiment(config("warm"), { ...onQueue(gym), store, queueUrl: queue, pollMs: 50 });
       const begin = performance.now();
-      const r = await runQueuedExperiment(config(`w${count}`), { gym, store, queueUrl: queue, pollMs: 20 });
+      const r = await runQueuedExperiment(config(`w${count}`), {
+        ...onQueue(gym),
+        store,
+        queueUrl: queue,
+        pollMs: 20,
+      });
       const rate = r.trials.length / ((performance.now() - begin) / 1000);
       rates.set(count, rate);
       log(`${count} worker(s): ${rate.toFixed(1)} trials/s`);
@@ -205,7 +218,7 @@ async function llmLimitRun(
       agents: [`openai-compatible:fake@${fake.baseURL}`],
       trials,
     });
-    const r = await runQueuedExperiment(config, { gym, store, queueUrl: queue, pollMs: 50 });
+    const r = await runQueuedExperiment(config, { ...onQueue(gym), store, queueUrl: queue, pollMs: 50 });
     const times = await auditedAdmissions(cluster, db, audit);
     const busiest = busiestWindow(times, windowMs);
     log(

@@ -1,13 +1,13 @@
 import { LimiterPool } from "../agents/llm/limiter.ts";
 import { type ModelPrice, PriceTable } from "../agents/llm/prices.ts";
 import { type AgentKind, AgentResolver, type ResolveAgent, type ResolvedAgent } from "../agents/resolve.ts";
-import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { JsonValue } from "../core/json.ts";
 import { Registry, type WorldDefinition } from "../core/registry.ts";
 import { Harness } from "../harness/harness.ts";
 import type { Handoff } from "../harness/link-layer.ts";
 import type { RuleDefinition } from "../harness/rule.ts";
 import { variantId } from "../harness/variant.ts";
+import type { RunParts } from "../runner/run-parts.ts";
 import { resolveTarget, type ServeTarget } from "../serve/target.ts";
 import { GYM_SCHEMA_VERSION, type GymDescription } from "./description.ts";
 
@@ -35,13 +35,8 @@ export interface GymParts {
   limiters?: LimiterPool;
 }
 
-/** The runner's injected dependencies, as the gym wires them. */
-export interface GymRunOptions {
-  registry: Registry;
-  resolveAgent: ResolveAgent;
-  environment: EnvironmentFactory;
-  planVariants: Harness["planVariants"];
-}
+/** The runner's injected dependencies, as the gym wires them (what features that run trials receive). */
+export type GymRunOptions = RunParts;
 
 /**
  * A gym: the instances every command and every worker of one experiment share — the world registry
@@ -88,6 +83,7 @@ export class Gym {
       resolveAgent: this.resolveAgent,
       environment: this.harness.environment,
       planVariants: this.harness.planVariants,
+      variantId: (variant) => this.harness.variantId(variant),
     };
   }
 

@@ -10,10 +10,10 @@
 import type { TrialRecord } from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
 import { readVariant, type VariantSpec, variantId } from "../harness/variant.ts";
 import { type ExperimentConfig, parseExperiment } from "../runner/experiment.ts";
 import { runExperiment } from "../runner/run.ts";
+import type { RunParts } from "../runner/run-parts.ts";
 import type { Store } from "../store/store.ts";
 import { type Inducer, ruleInducer } from "./inducer.ts";
 import type { Arm, InductionArm, LearnResult } from "./learn-result.ts";
@@ -53,7 +53,8 @@ export interface LearnOptions {
 }
 
 export interface LearnDeps {
-  gym: Gym;
+  /** What running trials needs (`gym.runOptions()`). */
+  run: RunParts;
   store?: Store;
   now?: () => Date;
 }
@@ -93,7 +94,7 @@ async function collect(
 }> {
   const records = new Map<string, TrialRecord>();
   const result = await runExperiment(config, {
-    ...deps.gym.runOptions(),
+    ...deps.run,
     agents,
     ...(deps.store ? { store: deps.store } : {}),
     ...(deps.now ? { now: deps.now } : {}),
@@ -129,7 +130,7 @@ function inductionArm(experimentId: string, records: TrialRecord[], bank: SkillB
 }
 
 export async function runLearn(options: LearnOptions, deps: LearnDeps): Promise<LearnOutput> {
-  const world = deps.gym.world(LEARNER_WORLD);
+  const world = deps.run.registry.world(LEARNER_WORLD);
   const allFamilies = world.families.map((f) => f.name);
   const heldout = options.heldoutFamilies ?? DEFAULT_HELDOUT_FAMILIES;
   const train = options.trainFamilies ?? allFamilies.filter((f) => !heldout.includes(f));
@@ -144,7 +145,7 @@ export async function runLearn(options: LearnOptions, deps: LearnDeps): Promise<
   );
   if (variants.length === 0) throw configError("bad_flag", "arm (b) needs at least one accepted variant");
   for (const v of variants)
-    if (deps.gym.world(v.world).id !== world.id)
+    if (deps.run.registry.world(v.world).id !== world.id)
       throw configError(
         "bad_flag",
         `variant ${variantId(v)} is of ${v.world}; the learner plays ${world.id}`,

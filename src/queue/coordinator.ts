@@ -1,17 +1,20 @@
 import type { JsonObject } from "../core/json.ts";
-import type { Gym } from "../gym/gym.ts";
 import { executePlan } from "../runner/executor.ts";
 import type { ExperimentConfig } from "../runner/experiment.ts";
 import { planExperiment, resolveAgents } from "../runner/plan.ts";
 import type { Progress } from "../runner/progress.ts";
 import type { ExperimentResult } from "../runner/run.ts";
+import type { RunParts } from "../runner/run-parts.ts";
 import { StoreRecorder } from "../runner/store-recorder.ts";
 import type { Store } from "../store/store.ts";
 import { queueScheduler } from "./queue-scheduler.ts";
 import type { TrialQueueOptions } from "./trial-queue.ts";
 
 export interface QueuedRunOptions extends TrialQueueOptions {
-  gym: Gym;
+  /** What running trials needs (`gym.runOptions()`). */
+  run: RunParts;
+  /** The gym as plain JSON (`gym.describe()`): the workers rebuild the same gym from it. */
+  gymDescription: JsonObject;
   store: Store;
   queueUrl: string;
   /** Return once the trials are enqueued instead of following the run. */
@@ -48,8 +51,7 @@ export async function runQueuedExperiment(
   opts: QueuedRunOptions,
 ): Promise<QueuedRunResult> {
   const cwd = opts.cwd ?? process.cwd();
-  const { gym, store } = opts;
-  const run = gym.runOptions();
+  const { run, store } = opts;
   const agents = await resolveAgents(config, run.registry, run.resolveAgent, cwd);
   const plan = planExperiment(
     config,
@@ -59,7 +61,7 @@ export async function runQueuedExperiment(
   const scheduler = queueScheduler({
     ...opts,
     experimentId: plan.experiment.id,
-    gym: gym.describe() as unknown as JsonObject,
+    gym: opts.gymDescription,
   });
   const recorder = new StoreRecorder(store, {
     lease: {

@@ -2,10 +2,10 @@ import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { Budget, TrialRecord } from "../core/contracts.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
-import type { Gym } from "../gym/gym.ts";
 import type { VariantSpec } from "../harness/variant.ts";
 import { parseExperiment } from "../runner/experiment.ts";
 import { runExperiment } from "../runner/run.ts";
+import type { RunParts } from "../runner/run-parts.ts";
 import type { Store } from "../store/store.ts";
 
 /** Who plays a batch of rollouts. */
@@ -49,13 +49,13 @@ export interface GymRolloutsOptions {
  * in the store when one is given, so every trial the rigger cites can be opened), with the variant as
  * the experiment's one variant, exactly as `proving run --variant` would run it.
  */
-export async function gymRollouts(gym: Gym, o: GymRolloutsOptions): Promise<Rollouts> {
-  const world = gym.world(o.world);
+export async function gymRollouts(run: RunParts, o: GymRolloutsOptions): Promise<Rollouts> {
+  const world = run.registry.world(o.world);
   const cwd = o.cwd ?? process.cwd();
-  const knownGood = o.knownGood ?? (await gym.resolveAgent(world.knownGood, { cwd, worlds: [world] }));
+  const knownGood = o.knownGood ?? (await run.resolveAgent(world.knownGood, { cwd, worlds: [world] }));
   return {
     world,
-    variantId: (variant) => gym.harness.variantId(variant as unknown as JsonValue),
+    variantId: (variant) => run.variantId(variant),
     async run(req) {
       const agent = req.player === "target" ? o.target : knownGood;
       const config = parseExperiment({
@@ -72,7 +72,7 @@ export async function gymRollouts(gym: Gym, o: GymRolloutsOptions): Promise<Roll
       });
       const records: TrialRecord[] = [];
       await runExperiment(config, {
-        ...gym.runOptions(),
+        ...run,
         agents: [agent],
         cwd,
         ...(o.store ? { store: o.store } : {}),

@@ -19,6 +19,7 @@ export type { ResumeResult } from "./resume.ts";
 export { resumeExperiment } from "./resume.ts";
 export type { ExperimentResult, RunOptions } from "./run.ts";
 export { runExperiment } from "./run.ts";
+export type { RunParts } from "./run-parts.ts";
 export { StoreRecorder, type StoreRecorderOptions } from "./store-recorder.ts";
 export { trajectoryHash } from "./trajectory-hash.ts";
 export type { TrialDeps } from "./trial.ts";

@@ -45,7 +45,6 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   ["agents/cmd/mcp-agent.ts -> mcp/http.ts", "cmd-mcp agent kind hosts an MCP server"],
   ["agents/cmd/mcp-agent.ts -> mcp/server.ts", "cmd-mcp agent kind hosts an MCP server"],
   // features that still take the whole Gym instead of the narrow parts they use
-  ["queue/coordinator.ts -> gym/gym.ts", "Gym as a service locator"],
   ["queue/queued-trial.ts -> gym/gym.ts", "Gym as a service locator"],
   // a queue worker rebuilds the gym from its description: the worker command could inject loadGym
   ["queue/queued-trial.ts -> gym/load-gym.ts", "the worker rebuilds its gym"],

@@ -21,7 +21,7 @@ const small: LearnOptions = {
   concurrency: 2,
 };
 
-const offline = runLearn(small, { gym: defaultGym() });
+const offline = runLearn(small, { run: defaultGym().runOptions() });
 
 test("skills induced from harnessed variants beat no skills on the unmodified world (paired, same tasks and seeds)", async () => {
   const { result, banks } = await offline;
@@ -82,7 +82,7 @@ test("the LLM inducer runs end to end against the fake provider; its prompt is r
     const config = { ...defaultConfig("openai", "fake-inducer", server.baseURL), apiKey: "k" };
     const { result, banks } = await runLearn(
       { ...small, id: "learn-llm", inducer: llmInducer(config) },
-      { gym: defaultGym() },
+      { run: defaultGym().runOptions() },
     );
     assert.equal(result.inducer, "llm:openai:fake-inducer");
     assert.equal(server.stats.requests, 2, "one inducer call per arm");

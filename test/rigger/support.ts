@@ -19,7 +19,7 @@ export async function scripted(world: string, name: string): Promise<ResolvedAge
 }
 
 export function rolloutsFor(world: string, target: ResolvedAgent): Promise<Rollouts> {
-  return gymRollouts(gym, { world, target, concurrency: 2 });
+  return gymRollouts(gym.runOptions(), { world, target, concurrency: 2 });
 }
 
 /** One synthetic step: a call and its answer. */

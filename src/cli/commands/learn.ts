@@ -168,7 +168,7 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       };
       await withStore(flags.store, "write", async (store) => {
-        const { result, banks } = await runLearn(options, { gym, store });
+        const { result, banks } = await runLearn(options, { run: gym.runOptions(), store });
         if (flags.embeddings) {
           const { providerEmbedder } = await import("../../learn/embedder.ts");
           const { withEmbeddingIndex } = await import("../../learn/retrieval.ts");

@@ -267,7 +267,7 @@ export function registerRig(program: Command, gymSource: GymSource): void {
       const history = await openCurriculumStore(file);
       try {
         const result = await withStore(file, "write", async (store) => {
-          const rollouts = await gymRollouts(gym, {
+          const rollouts = await gymRollouts(gym.runOptions(), {
             world: world.id,
             target,
             store,

@@ -1,4 +1,5 @@
 import { configError } from "../../core/errors.ts";
+import type { JsonObject } from "../../core/json.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { type QueuedRunResult, runQueuedExperiment as runOnQueue } from "../../queue/coordinator.ts";
 import type { ExperimentConfig } from "../../runner/experiment.ts";
@@ -48,7 +49,8 @@ export async function runQueuedExperiment(
   if (flags.attempts !== undefined && flags.attempts < 1)
     throw configError("bad_flag", `--attempts wants 1 or more, got ${flags.attempts}`);
   const result = await runOnQueue(config, {
-    gym: opts.gym,
+    run: opts.gym.runOptions(),
+    gymDescription: opts.gym.describe() as unknown as JsonObject,
     store: opts.store,
     queueUrl: flags.queue!,
     detach: Boolean(flags.detach),
