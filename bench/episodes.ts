@@ -47,12 +47,9 @@ export async function bareEpisode(i: number): Promise<number> {
   const session = await agent().start({
     episodeId: s.id,
     samplingSeed: 0,
-    trialId: s.id,
     world: s.world,
-    taskId: task.id,
     instruction: task.instruction,
     tools: env.spec.tools,
-    seed: s.seed,
   });
   for (let step = 0; step < s.budget.maxSteps; step++) {
     const a = await session.act(observation);

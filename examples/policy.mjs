@@ -8,12 +8,12 @@
 //   export default {
 //     id: "my-policy",                 // how reports name it (default: the file name)
 //     start(episode) {                 // called once per trial; may be async
-//       // episode = { trialId, world, taskId, instruction, tools: [{name, description, input_schema}], seed }
+//       // episode = { episodeId, world, instruction, tools: [{name, description, input_schema}], samplingSeed }
 //       return {
 //         async act(observation) {     // called for every observation, returns the next action
 //           return { tool: "get_case", args: { case_id: "C-01234" } };   // callId optional
 //         },
-//         async end(summary) {},       // optional: { trialId, outcome, verdict? } when the trial ends
+//         async end(summary) {},       // optional: { episodeId, outcome, verdict?, last? } when the trial ends
 //       };
 //     },
 //   };

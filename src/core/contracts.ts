@@ -278,12 +278,6 @@ export interface EpisodeInfo {
   tools: ToolDescriptor[];
   /** A seed for the agent's own randomness: derived like `episodeId`, it reveals nothing of the task's seed. */
   samplingSeed: number;
-  /** @deprecated never set by the runner (it named the task); kept so older callers still compile. */
-  trialId?: string;
-  /** @deprecated never set by the runner (it named the task's family, difficulty and seed). */
-  taskId?: string;
-  /** @deprecated never set by the runner (the task's seed regenerates its hidden params). */
-  seed?: number;
 }
 
 export interface AgentSession {

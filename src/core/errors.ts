@@ -1,10 +1,4 @@
-import {
-  type CodeWithFault,
-  ERROR_CATALOGUE,
-  type ErrorCode,
-  type Fault,
-  type FaultOf,
-} from "./error-catalogue.ts";
+import { type CodeWithFault, ERROR_CATALOGUE, type ErrorCode, type Fault } from "./error-catalogue.ts";
 
 export type { ErrorCode, Fault } from "./error-catalogue.ts";
 
@@ -19,21 +13,14 @@ export interface ProvingErrorOptions {
  * not ProvingErrors; a ProvingError is for the gym's own failures: bad configuration, a crashed world,
  * a broken agent module, a failed service.
  *
- * `new ProvingError(code, message, {cause, details})`. The older `(code, fault, message, options)`
- * form still compiles when `fault` is the catalogue's fault for `code`.
+ * `new ProvingError(code, message, {cause, details})`.
  */
 export class ProvingError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
   readonly fault: Fault;
   readonly details?: unknown;
 
-  constructor(code: C, message: string, options?: ProvingErrorOptions);
-  /** @deprecated the fault comes from the catalogue: `new ProvingError(code, message, options)`. */
-  constructor(code: C, fault: FaultOf<C>, message: string, options?: ProvingErrorOptions);
-  constructor(code: C, second: string, third?: string | ProvingErrorOptions, fourth?: ProvingErrorOptions) {
-    const legacy = typeof third === "string";
-    const message = legacy ? third : second;
-    const options = legacy ? fourth : third;
+  constructor(code: C, message: string, options?: ProvingErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ProvingError";
     this.code = code;

@@ -62,12 +62,9 @@ async function finalState(world: string, family: string, policy: string): Promis
   const session = await (def.policies[policy] as Agent).start({
     episodeId: "t",
     samplingSeed: 0,
-    trialId: "t",
     world,
-    taskId: task.id,
     instruction: "",
     tools: [],
-    seed: 11,
   });
   for (let i = 0; i < 200; i++) {
     const a = await session.act(obs);

@@ -30,12 +30,9 @@ async function actions(env: Environment, family: string): Promise<Action[]> {
   const session = ORDER_OPS_POLICIES.careful.start({
     episodeId: "t",
     samplingSeed: 0,
-    trialId: "t",
     world: "order-ops@1",
-    taskId: task.id,
     instruction: "",
     tools: [],
-    seed: 5,
   });
   const out: Action[] = [];
   for (let i = 0; i < 40; i++) {

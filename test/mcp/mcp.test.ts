@@ -34,16 +34,13 @@ async function playOverMcp(client: Client, policy: string, caseId: string, instr
   const session = await deviceSupport.policies[policy].start({
     episodeId: "mcp",
     samplingSeed: 0,
-    trialId: "mcp",
     world: deviceSupport.id,
-    taskId: "",
     instruction,
     tools: listed.tools.map((t) => ({
       name: t.name,
       description: t.description ?? "",
       input_schema: t.inputSchema as JsonObject,
     })),
-    seed: 0,
   });
   let obs: Observation = {
     kind: "task",
