@@ -2,9 +2,8 @@
 
 /** zod, as the gym uses it: tool inputs and rule params are zod schemas. */
 export { z } from "zod";
-export { createCmdAgent } from "./agents/cmd/index.ts";
 export type { AgentKind, ResolveAgent, ResolvedAgent } from "./agents/index.ts";
-export { AgentResolver, BUILTIN_AGENT_KINDS, loadModuleAgent } from "./agents/index.ts";
+export { AgentResolver, loadModuleAgent } from "./agents/index.ts";
 export { defaultConfig as llmConfig } from "./agents/llm/config.ts";
 export { startFakeLlmServer } from "./agents/llm/fake/index.ts";
 export { createLlmAgent, PriceTable } from "./agents/llm/index.ts";
@@ -58,7 +57,7 @@ export {
 } from "./core/index.ts";
 export { customerPrompt, llmCustomer } from "./customers/index.ts";
 export type { GymDescription, GymParts, GymPlugin } from "./gym/index.ts";
-export { BUILTIN_WORLDS, createGym, defaultGym, Gym, loadGym } from "./gym/index.ts";
+export { BUILTIN_AGENT_KINDS, BUILTIN_WORLDS, createGym, defaultGym, Gym, loadGym } from "./gym/index.ts";
 export type { LayerSpec, Rule, VariantSpec } from "./harness/index.ts";
 export {
   blocked,
@@ -71,7 +70,7 @@ export {
   SetupLayer,
   variantId,
 } from "./harness/index.ts";
-export { McpBridge, serveMcpHttp, startMcpTrial } from "./mcp/index.ts";
+export { createCmdAgent, McpBridge, serveMcpHttp, startMcpTrial } from "./mcp/index.ts";
 export { compareExperiments } from "./report/compare.ts";
 export { buildHtmlReport, writeHtmlReport } from "./report/html/index.ts";
 export type { CellSummary, ExperimentSummary } from "./report/index.ts";

@@ -2,8 +2,9 @@
  * The agent kinds that ship with Proving Ground: `openai:MODEL`, `anthropic:MODEL`,
  * `openai-compatible:MODEL@URL` (LLM agents over the providers' real APIs), `cmd:COMMAND` (an external
  * program, started per episode, that acts through an MCP server the gym serves it over streamable
- * HTTP) and `cmd-jsonl:COMMAND` (the same, speaking JSON lines on stdio instead). Plain values for
- * `createGym({agentKinds})`; their code (and the AI SDK, the MCP SDK) loads only when a spec uses them.
+ * HTTP: defined in the mcp area, which hosts that server) and `cmd-jsonl:COMMAND` (the same, speaking
+ * JSON lines on stdio instead). Plain values the gym wires (`BUILTIN_AGENT_KINDS` in the gym); their
+ * code (and the AI SDK, the MCP SDK) loads only when a spec uses them.
  */
 import type { AgentKind } from "./resolve.ts";
 
@@ -17,24 +18,19 @@ const llmKind = (provider: "openai" | "anthropic" | "openai-compatible", descrip
   },
 });
 
-export const BUILTIN_AGENT_KINDS: readonly AgentKind[] = [
+/** The LLM kinds: `openai:`, `anthropic:`, `openai-compatible:`. */
+export const LLM_AGENT_KINDS: readonly AgentKind[] = [
   llmKind("openai", "an OpenAI chat model (OPENAI_API_KEY, OPENAI_BASE_URL)"),
   llmKind("anthropic", "an Anthropic messages model (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)"),
   llmKind("openai-compatible", "MODEL@URL: any OpenAI-compatible endpoint (OPENAI_COMPATIBLE_API_KEY)"),
-  {
-    prefix: "cmd",
-    description: "an external program per episode, acting through an MCP server over streamable HTTP",
-    async resolve(rest, spec, ctx) {
-      const { resolveCmdAgent } = await import("./cmd/index.ts");
-      return resolveCmdAgent(rest, spec, ctx.cwd, ctx.env);
-    },
-  },
-  {
-    prefix: "cmd-jsonl",
-    description: "an external program per episode, speaking JSON lines on stdio",
-    async resolve(rest, spec, ctx) {
-      const { resolveCmdJsonlAgent } = await import("./cmd/index.ts");
-      return resolveCmdJsonlAgent(rest, spec, ctx.cwd, ctx.env);
-    },
-  },
 ];
+
+/** `cmd-jsonl:COMMAND`. (`cmd:COMMAND` hosts an MCP server for its program: it is the mcp area's `CMD_AGENT_KIND`.) */
+export const CMD_JSONL_AGENT_KIND: AgentKind = {
+  prefix: "cmd-jsonl",
+  description: "an external program per episode, speaking JSON lines on stdio",
+  async resolve(rest, spec, ctx) {
+    const { resolveCmdJsonlAgent } = await import("./cmd/index.ts");
+    return resolveCmdJsonlAgent(rest, spec, ctx.cwd, ctx.env);
+  },
+};

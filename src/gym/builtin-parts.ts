@@ -1,6 +1,8 @@
-import { BUILTIN_AGENT_KINDS } from "../agents/builtin-kinds.ts";
+import { CMD_JSONL_AGENT_KIND, LLM_AGENT_KINDS } from "../agents/builtin-kinds.ts";
+import type { AgentKind } from "../agents/resolve.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { FAULT_RULES } from "../harness/faults/index.ts";
+import { CMD_AGENT_KIND } from "../mcp/cmd-agent-kind.ts";
 import { generatedRule } from "../rules/generated-rule.ts";
 import { isolateRuleSandbox } from "../rules/isolate-rule-sandbox.ts";
 import { isolateSandbox } from "../sandbox/isolate-sandbox.ts";
@@ -23,6 +25,16 @@ export const BUILTIN_WORLDS: readonly WorldDefinition[] = [
   supportOrders,
   // its workspace code runs in isolated-vm (the sandbox is injected; the world itself stays pure)
   codeRepairWorld(isolateSandbox()),
+];
+
+/**
+ * The agent kinds that ship with Proving Ground: the LLM kinds (`openai:`, `anthropic:`,
+ * `openai-compatible:`), `cmd:` (a program acting over MCP) and `cmd-jsonl:` (JSON lines on stdio).
+ */
+export const BUILTIN_AGENT_KINDS: readonly AgentKind[] = [
+  ...LLM_AGENT_KINDS,
+  CMD_AGENT_KIND,
+  CMD_JSONL_AGENT_KIND,
 ];
 
 /** Everything that ships with Proving Ground, as gym parts. */

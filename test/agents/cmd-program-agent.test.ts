@@ -10,13 +10,13 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { resolveCmdJsonlAgent } from "../../src/agents/cmd/jsonl-agent.ts";
 import { CMD_JSONL_PROTOCOL } from "../../src/agents/cmd/jsonl-protocol.ts";
-import { resolveCmdAgent } from "../../src/agents/cmd/mcp-agent.ts";
 import { CMD_MCP_PROTOCOL } from "../../src/agents/cmd/mcp-protocol.ts";
 import type { ProgramOptions } from "../../src/agents/cmd/program.ts";
 import { describeExit } from "../../src/agents/cmd/program.ts";
 import { programAgent, programSettings } from "../../src/agents/cmd/program-agent.ts";
 import type { EpisodeInfo } from "../../src/core/contracts.ts";
 import { ProvingError } from "../../src/core/errors.ts";
+import { resolveCmdAgent } from "../../src/mcp/cmd-agent.ts";
 
 const KINDS = [
   { prefix: "cmd", resolve: resolveCmdAgent, protocol: CMD_MCP_PROTOCOL },

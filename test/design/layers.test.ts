@@ -39,11 +39,6 @@ const FLOORS: readonly (readonly string[])[] = [
  * now. Mend the import, then delete its line.
  */
 const ALLOWED: ReadonlyMap<string, string> = new Map([
-  // the cmd-mcp agent kind hosts an MCP server for its program: it belongs above mcp (or mcp's
-  // server below agents); owner: the agents/cmd and mcp areas
-  ["agents/cmd/mcp-agent.ts -> mcp/bridge.ts", "cmd-mcp agent kind hosts an MCP server"],
-  ["agents/cmd/mcp-agent.ts -> mcp/http.ts", "cmd-mcp agent kind hosts an MCP server"],
-  ["agents/cmd/mcp-agent.ts -> mcp/server.ts", "cmd-mcp agent kind hosts an MCP server"],
   // features that still take the whole Gym instead of the narrow parts they use
   ["queue/queued-trial.ts -> gym/gym.ts", "Gym as a service locator"],
   // a queue worker rebuilds the gym from its description: the worker command could inject loadGym

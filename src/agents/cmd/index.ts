@@ -2,6 +2,4 @@ export type { CmdJsonlAgentOptions } from "./jsonl-agent.ts";
 export { createCmdJsonlAgent, resolveCmdJsonlAgent } from "./jsonl-agent.ts";
 export type { GymLine } from "./jsonl-protocol.ts";
 export { CMD_JSONL_PROTOCOL } from "./jsonl-protocol.ts";
-export type { CmdAgentOptions } from "./mcp-agent.ts";
-export { createCmdAgent, resolveCmdAgent } from "./mcp-agent.ts";
 export { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";

@@ -7,19 +7,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import type {
-  Agent,
-  AgentAction,
-  AgentSession,
-  EpisodeInfo,
-  Observation,
-  TrialRecordSummary,
-} from "../../core/contracts.ts";
-import { TrialEnd } from "../../core/trial-end.ts";
-import { McpBridge } from "../../mcp/bridge.ts";
-import { type McpHttpServer, serveMcpHttp } from "../../mcp/http.ts";
-import { createMcpServer } from "../../mcp/server.ts";
-import { CMD_MCP_PROTOCOL } from "./mcp-protocol.ts";
+import { CMD_MCP_PROTOCOL } from "../agents/cmd/mcp-protocol.ts";
 import {
   cleanUpProgram,
   describeExit,
@@ -30,8 +18,20 @@ import {
   stopProgram,
   wait,
   watchExit,
-} from "./program.ts";
-import { programAgent, programAgentResolver, type ResolveProgramAgent } from "./program-agent.ts";
+} from "../agents/cmd/program.ts";
+import { programAgent, programAgentResolver, type ResolveProgramAgent } from "../agents/cmd/program-agent.ts";
+import type {
+  Agent,
+  AgentAction,
+  AgentSession,
+  EpisodeInfo,
+  Observation,
+  TrialRecordSummary,
+} from "../core/contracts.ts";
+import { TrialEnd } from "../core/trial-end.ts";
+import { McpBridge } from "./bridge.ts";
+import { type McpHttpServer, serveMcpHttp } from "./http.ts";
+import { createMcpServer } from "./server.ts";
 
 export interface CmdAgentOptions extends ProgramOptions {
   /** How long the child may take to exit once the trial has ended, before SIGTERM (default 2000 ms). */
