@@ -315,6 +315,13 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * Outcomes that say nothing about the agent: the infrastructure failed (`infra_error`), the start state
+ * was not clean (`contaminated`), the trial never ran (`missing`). Nothing learns from them (training
+ * exports, curriculum samplers, difficulty, learners); they are counted apart.
+ */
+export const INFRA_OUTCOMES: readonly Outcome[] = ["infra_error", "contaminated", "missing"];
+
 export interface Budget {
   maxSteps: number;
   maxVirtualSeconds?: number;
@@ -349,6 +356,12 @@ export interface TrialSpec {
   repeat: number;
   /** Task parameter overrides given to the world's generator. */
   params?: JsonObject;
+  /**
+   * The split the trial belongs to, when it was planned from a split file (a curriculum episode is
+   * `dynamic`, its evaluations `regression` / `heldout`); given to the world's generator so the task
+   * (and the record) carries it. Absent: the world's default (`regression`).
+   */
+  split?: Split;
   agent: AgentRef;
   budget: Budget;
 }

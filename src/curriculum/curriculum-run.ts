@@ -250,6 +250,7 @@ export async function runCurriculum(
     agent: resolved,
     ...(opts.store ? { store: opts.store } : {}),
     ...(opts.checkCleanStart === false ? {} : { startStates }),
+    keepRunning: true,
   };
 
   // --- the task pool: pre-generated and gated off the run's thread, before any episode
@@ -315,6 +316,7 @@ export async function runCurriculum(
         experimentId: `${config.id}/${m.split}`,
         agent: resolved.ref,
         budget: config.budget,
+        split: m.split,
         firstIndex: (round - 1) * m.tasks.length,
         repeat: round,
       });
@@ -360,6 +362,7 @@ export async function runCurriculum(
       experimentId: config.id,
       agent: resolved.ref,
       budget,
+      split: "dynamic",
       firstIndex: index,
     });
     const [record] = await runSpecs([spec], { ...common, experiment });
@@ -392,7 +395,12 @@ export async function runCurriculum(
     }
   }
   const finished = !interrupted && (await history.episodes(config.id)).length >= config.episodes;
-  await history.setStatus(config.id, finished ? "completed" : "interrupted");
+  const status = finished ? "completed" : "interrupted";
+  await history.setStatus(config.id, status);
+  // the run's experiments (its episodes, its evaluations) end with the run's status
+  if (opts.store)
+    for (const id of [config.id, `${config.id}/regression`, `${config.id}/heldout`])
+      if (await opts.store.getExperiment(id)) await opts.store.setExperimentStatus(id, status);
   const result = await readCurriculum(history, config.id);
   return { ...result, snapshot: state.snapshot(), ranNow, interrupted };
 }

@@ -154,6 +154,7 @@ export async function variantKnownGood(
     experimentId: "curriculum-review",
     agent: ref,
     budget: { maxSteps: 200, wallTimeoutMs: 60_000 },
+    split: "dynamic",
   });
   const options = gym.runOptions();
   const [record] = await runSpecs([spec], {

@@ -5,6 +5,7 @@ import type { JsonObject } from "../core/json.ts";
 import type { Registry } from "../core/registry.ts";
 import { executePlan } from "../runner/executor.ts";
 import { MemoryRecorder } from "../runner/memory-recorder.ts";
+import type { TrialRecorder } from "../runner/recorder.ts";
 import { StoreRecorder } from "../runner/store-recorder.ts";
 import type { StartStates } from "../runner/trial-deps.ts";
 import { sequentialScheduler } from "../runner/trial-scheduler.ts";
@@ -21,6 +22,26 @@ export interface RunSpecsOptions {
   /** Start states shared across the run (the clean-start check's cross-trial comparison). */
   startStates?: StartStates;
   signal?: AbortSignal;
+  /**
+   * Leave the experiment `running` when these specs complete (the caller plans more into it and sets
+   * its final status: a curriculum run's episodes and evaluations). An interrupted call still marks it.
+   */
+  keepRunning?: boolean;
+}
+
+/** A recorder whose `completed` leaves the experiment's status alone (still `running`). */
+function keptRunning(recorder: TrialRecorder): TrialRecorder {
+  return {
+    open: (experiment, manifest) => recorder.open(experiment, manifest),
+    record: (record) => recorder.record(record),
+    flush: () => recorder.flush(),
+    read: (id) => recorder.read(id),
+    summaries: () => recorder.summaries(),
+    close: (end) => recorder.close(end === "completed" ? "handed_off" : end),
+    get lost() {
+      return recorder.lost;
+    },
+  };
 }
 
 /**
@@ -32,9 +53,10 @@ export interface RunSpecsOptions {
 export async function runSpecs(specs: readonly TrialSpec[], opts: RunSpecsOptions): Promise<TrialRecord[]> {
   if (!specs.length) return [];
   const experimentId = specs[0].experimentId;
-  const recorder = opts.store
+  const base = opts.store
     ? new StoreRecorder(opts.store, { flushEveryMs: 0 })
     : new MemoryRecorder({ keepRecords: true });
+  const recorder = opts.keepRunning ? keptRunning(base) : base;
   const ran = new Map<string, TrialRecord>();
   await executePlan(
     {

@@ -58,6 +58,7 @@ export async function runSplit(
     experimentId: opts.experimentId,
     agent: opts.agent.ref,
     budget: opts.budget,
+    split: name,
     repeat: 0,
   });
   const run = opts.gym.runOptions();

@@ -1,4 +1,4 @@
-import type { AgentRef, Budget, TrialSpec } from "../core/contracts.ts";
+import type { AgentRef, Budget, Split, TrialSpec } from "../core/contracts.ts";
 import type { JsonValue } from "../core/json.ts";
 import { trialId } from "../runner/manifest.ts";
 import type { TaskKey } from "./task-key.ts";
@@ -13,10 +13,19 @@ export interface PlannedTask {
 /**
  * Trial specs for planned tasks, in order, indexes from `firstIndex`. `repeat` tells apart the same
  * task run again (the n-th evaluation of a regression split, the n-th episode), so every trial id differs.
+ * `split` is the split the trials belong to: the world generates their tasks with it, so every record
+ * carries its real split (the trial ids do not depend on it).
  */
 export function plannedSpecs(
   tasks: readonly PlannedTask[],
-  opts: { experimentId: string; agent: AgentRef; budget: Budget; firstIndex?: number; repeat?: number },
+  opts: {
+    experimentId: string;
+    agent: AgentRef;
+    budget: Budget;
+    split: Split;
+    firstIndex?: number;
+    repeat?: number;
+  },
 ): TrialSpec[] {
   const first = opts.firstIndex ?? 0;
   return tasks.map((t, i) => {
@@ -42,6 +51,7 @@ export function plannedSpecs(
       difficulty: t.key.difficulty,
       seed: t.seed,
       repeat: opts.repeat === undefined ? first + i : repeat,
+      split: opts.split,
       agent: opts.agent,
       budget: { ...opts.budget },
     };

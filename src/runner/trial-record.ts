@@ -59,7 +59,7 @@ function placeholderTask(spec: TrialSpec): Task {
     difficulty: spec.difficulty,
     tags: [],
     params: {},
-    split: "regression",
+    split: spec.split ?? "regression",
     seed: spec.seed,
     instruction: "",
     generator: { template: "", ranges: {}, contentHash: "" },

@@ -27,6 +27,7 @@ export function trialTask(spec: TrialSpec, world: WorldDefinition): Task {
     difficulty: spec.difficulty,
     seed: spec.seed,
     ...(spec.params ? { params: spec.params } : {}),
+    ...(spec.split ? { split: spec.split } : {}),
   });
 }
 

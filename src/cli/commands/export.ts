@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import type { Command } from "commander";
-import { OUTCOMES, type Outcome, type Split } from "../../core/contracts.ts";
+import { OUTCOMES, type Outcome, type Split, type TrialRecord } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
 import type { TrainingFormat } from "../../learn/export-training.ts";
 import type { SftDialect } from "../../learn/sft-format.ts";
-import type { TrainingFilter } from "../../learn/training-filter.ts";
+import { splitExcluded, type TrainingFilter } from "../../learn/training-filter.ts";
 import type { Store } from "../../store/store.ts";
 import { withStore } from "../context.ts";
 
@@ -32,6 +32,7 @@ interface ExportFlags {
   dialect: string;
   variant?: string;
   split?: string;
+  includeHeldout?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -49,6 +50,7 @@ function trainingFilter(flags: ExportFlags): TrainingFilter {
     ...(outcomes ? { outcomes } : {}),
     ...(flags.variant ? { variant: flags.variant } : {}),
     ...(flags.split ? { split: flags.split as Split } : {}),
+    ...(flags.includeHeldout ? { includeHeldout: true } : {}),
     ...(flags.family ? { family: flags.family } : {}),
     ...(flags.agent ? { agent: flags.agent } : {}),
   };
@@ -72,7 +74,8 @@ export function registerExport(program: Command): void {
     .option("--family <name>", "only trials of this family")
     .option("--agent <id>", "only trials of this agent")
     .option("--variant <id>", "training formats: only trials of this variant id (base: the unmodified world)")
-    .option("--split <name>", "training formats: only this split (heldout is exported only when named)")
+    .option("--split <name>", "only trials of this split (regression, dynamic, heldout)")
+    .option("--include-heldout", "keep held-out trials too (left out unless named by --split or this flag)")
     .option("--store <path>", "SQLite store")
     .action(async (id: string | undefined, flags: ExportFlags) => {
       const { exportTraining, TRAINING_FORMATS } = await import("../../learn/export-training.ts");
@@ -85,7 +88,7 @@ export function registerExport(program: Command): void {
         throw configError("bad_flag", `--dialect ${flags.dialect}: use openai or trl`);
       if (flags.format === "records" && (flags.outcome?.length ?? 0) > 1)
         throw configError("bad_flag", "--format records takes one --outcome");
-      const filter = flags.format === "records" ? undefined : trainingFilter(flags);
+      const filter = trainingFilter(flags);
       await withStore(flags.store, "read", async (store) => {
         const experimentId = await experimentOrLatest(store, id);
         const out = flags.out ? fs.createWriteStream(flags.out) : process.stdout;
@@ -99,7 +102,7 @@ export function registerExport(program: Command): void {
         };
         let n: number;
         let note = "";
-        if (filter) {
+        if (flags.format !== "records") {
           const result = await exportTraining(
             store,
             experimentId,
@@ -112,11 +115,31 @@ export function registerExport(program: Command): void {
             ? ` (left out: ${left.map(([why, count]) => `${count} ${why}`).join(", ")})`
             : "";
         } else {
-          n = await store.exportJsonl(experimentId, write, {
-            ...(flags.outcome?.[0] ? { outcome: flags.outcome[0] as Outcome } : {}),
-            ...(flags.family ? { family: flags.family } : {}),
-            ...(flags.agent ? { agent: flags.agent } : {}),
-          });
+          // full records: every outcome, but held-out trials only when asked (and only the split named)
+          const left = { heldout: 0, filter: 0 };
+          n = 0;
+          await store.exportJsonl(
+            experimentId,
+            (line) => {
+              const why = splitExcluded(JSON.parse(line) as TrialRecord, filter);
+              if (why) {
+                left[why]++;
+                return undefined;
+              }
+              n++;
+              return write(line);
+            },
+            {
+              ...(flags.outcome?.[0] ? { outcome: flags.outcome[0] as Outcome } : {}),
+              ...(flags.family ? { family: flags.family } : {}),
+              ...(flags.agent ? { agent: flags.agent } : {}),
+            },
+          );
+          const notes = [
+            ...(left.heldout ? [`${left.heldout} heldout`] : []),
+            ...(left.filter ? [`${left.filter} filter`] : []),
+          ];
+          note = notes.length ? ` (left out: ${notes.join(", ")})` : "";
         }
         if (flags.out) {
           await new Promise<void>((resolve) => (out as fs.WriteStream).end(resolve));
