@@ -67,30 +67,25 @@ export class Learner implements Agent {
     this.frozen = frozen;
   }
 
-  /** A tabular Q-learner with `config` over the defaults (alpha 0.5, gamma 0.95, eps 0.1, q0 1). */
+  /** A tabular Q-learner with `config` over `Q_DEFAULTS` (alpha 0.3, gamma 0.95, lambda 0.95, eps 0.1, q0 0.5). */
   static q(options: LearnerOptions & { config?: Partial<QConfig> }): Learner {
     const config = { ...Q_DEFAULTS, ...options.config };
-    return new Learner(
-      "learner.q@1",
-      { ...config },
-      new QTable(config),
-      options.rng,
-      emptyHistory(),
-      !!options.frozen,
-    );
+    return Learner.fresh("learner.q@1", config, new QTable(config), options);
   }
 
-  /** A linear softmax policy trained by REINFORCE with a baseline (lr 0.2, gamma 0.97, beta 0.05, dim 65536). */
+  /** A linear softmax policy trained by REINFORCE with a baseline, `config` over `PG_DEFAULTS`. */
   static pg(options: LearnerOptions & { config?: Partial<PgConfig> }): Learner {
     const config = { ...PG_DEFAULTS, ...options.config };
-    return new Learner(
-      "learner.pg@1",
-      { ...config },
-      new LinearSoftmax(config),
-      options.rng,
-      emptyHistory(),
-      !!options.frozen,
-    );
+    return Learner.fresh("learner.pg@1", config, new LinearSoftmax(config), options);
+  }
+
+  private static fresh(
+    id: LearnerId,
+    config: QConfig | PgConfig,
+    core: LearnerCore,
+    o: LearnerOptions,
+  ): Learner {
+    return new Learner(id, { ...config }, core, o.rng, emptyHistory(), !!o.frozen);
   }
 
   /** The learner a saved policy describes (its hash checked), with its random numbers where they were. */
