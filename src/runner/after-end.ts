@@ -73,7 +73,10 @@ function contaminate(t: TrialState, reason: string): void {
  * inspection). Returns how the instance ended when it may be reused (not after a contaminated,
  * crashed or timed-out trial).
  */
-export async function checkAfterEnd(t: TrialState, deps: TrialDeps): Promise<EpisodeEnd | undefined> {
+export async function checkAfterEnd(
+  t: TrialState,
+  deps: Pick<TrialDeps, "world" | "environment" | "startStates" | "checkCleanStart" | "checkAfterEnd">,
+): Promise<EpisodeEnd | undefined> {
   const env = t.env;
   const inspection = env?.capabilities.inspection;
   if (!env || t.initial === undefined || !inspection) return undefined;

@@ -38,6 +38,9 @@ export class MemoryRecorder implements TrialRecorder {
     return true;
   }
 
+  /** Nothing to keep: a run in memory counts its plan from its records. */
+  async plan(_specs: readonly TrialSpec[]): Promise<void> {}
+
   async flush(): Promise<void> {}
 
   async read(trialId: string): Promise<TrialRecord | undefined> {

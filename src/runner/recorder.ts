@@ -20,7 +20,7 @@ export type RunEnd = "completed" | "interrupted" | "handed_off";
 /**
  * The runner's recording port: the one way a trial reaches a record. Every path that runs trials
  * (`run`, `resume`, the curriculum, the rigger, learn, `proving mcp`, queue workers) records through
- * the executor, and the executor through this port.
+ * the executor, and the executor through this port; `proving serve` records its episodes through it.
  *
  * - `open` is called first: the experiment and its plan are written before any trial runs, so every
  *   planned trial counts (`missing` until recorded) should the process die. It returns the ids of the
@@ -33,6 +33,12 @@ export type RunEnd = "completed" | "interrupted" | "handed_off";
 export interface TrialRecorder {
   open(experiment: ExperimentEntry, manifest: readonly TrialSpec[]): Promise<ReadonlySet<string>>;
   record(record: TrialRecord): Promise<boolean>;
+  /**
+   * Adds trials to the open run's plan, written before it resolves (an open-ended run plans each
+   * trial as it starts: `proving serve` plans an episode at its reset, so it counts, `missing` until
+   * recorded, from then on). Specs already planned are left alone when equal.
+   */
+  plan?(specs: readonly TrialSpec[]): Promise<void>;
   /** Commits what is buffered (rejects if the commit fails; nothing is dropped). */
   flush(): Promise<void>;
   /** A recorded trial, read back (recorded by this run or an earlier one). */

@@ -69,6 +69,10 @@ export class StoreRecorder implements TrialRecorder {
     return true;
   }
 
+  plan(specs: readonly TrialSpec[]): Promise<void> {
+    return this.#store.writeManifest(this.#id(), specs);
+  }
+
   flush(): Promise<void> {
     return this.#writer.flush();
   }

@@ -16,6 +16,7 @@ import type { EpisodeEndNote } from "../protocol/tool-step.ts";
 import { exhaustedBudget } from "../runner/budget.ts";
 import { Deadline } from "../runner/deadline.ts";
 import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
+import { classify } from "../runner/outcome.ts";
 import {
   type ChosenTask,
   resetMetadataFor,
@@ -31,6 +32,8 @@ import {
   type StepEnvelope,
   type WireAction,
 } from "./protocol.ts";
+import type { ServedRun, ServeTransport } from "./served-run.ts";
+import type { ServedTrial } from "./served-trial.ts";
 import type { ServeTarget } from "./target.ts";
 
 /** How a reset without `family`/`difficulty`/`seed` picks them. */
@@ -84,16 +87,21 @@ export class Episode {
   private readonly budget: Budget;
   /** Called once when the session is evicted (reaped, closed by the server). */
   onEvict: ((reason: string) => void) | undefined;
+  /** The server's recorded run (with a store), which plans and records each episode as a trial. */
+  private readonly run: ServedRun | undefined;
+  /** The current episode as a trial, while it is recorded and has not ended. */
+  private trial: ServedTrial | undefined;
 
   constructor(
     private readonly target: ServeTarget,
     private readonly defaults: EpisodeDefaults,
-    opts: { kind: SessionKind; key: string; now: number },
+    opts: { kind: SessionKind; key: string; now: number; run?: ServedRun | undefined },
   ) {
     this.kind = opts.kind;
     this.key = opts.key;
     this.lastActive = opts.now;
     this.budget = { maxSteps: defaults.maxSteps ?? 200 };
+    this.run = opts.run;
   }
 
   get isBusy(): boolean {
@@ -169,8 +177,17 @@ export class Episode {
     this.lastActive = clock();
   }
 
-  /** Starts an episode; `viewer` decides which of the task's keys the reply names (`disclosure.ts`). */
-  async reset(params: ResetParams, episodeId: string, viewer: Viewer): Promise<StepEnvelope> {
+  /**
+   * Starts an episode; `viewer` decides which of the task's keys the reply names (`disclosure.ts`).
+   * With a recorded run, the episode is planned as a trial (`via`: its transport) before the reply;
+   * an episode the reset replaces before its end stays `missing`.
+   */
+  async reset(
+    params: ResetParams,
+    episodeId: string,
+    viewer: Viewer,
+    via: ServeTransport = this.kind,
+  ): Promise<StepEnvelope> {
     const world = this.target.world;
     const random = this.defaults.random ?? Math.random;
     const families = this.defaults.families?.length
@@ -214,6 +231,15 @@ export class Episode {
     } catch (err) {
       this.env = undefined;
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
+    }
+    this.trial = undefined;
+    if (this.run) {
+      this.trial = await this.run.begin({ family, difficulty, seed }, via, {
+        task,
+        env,
+        initial: observation,
+        episodeId,
+      });
     }
     this.env = env;
     this.task = task;
@@ -270,16 +296,14 @@ export class Episode {
     // the runner's wall-clock deadline, for this one step
     const deadline =
       opts.timeoutS === undefined ? undefined : new Deadline(performance.now() + opts.timeoutS * 1000);
+    const sent = { tool: action.tool, args: action.args, callId: action.callId ?? `call-${index}` };
     try {
-      const work = env.step({
-        tool: action.tool,
-        args: action.args,
-        callId: action.callId ?? `call-${index}`,
-      });
+      const work = env.step(sent);
       result = deadline ? await deadline.guard(work, "step()") : await work;
     } catch (err) {
       const timedOut = deadline?.fired === true;
       this.broken = timedOut ? "a step timed out" : "a step failed";
+      this.failTrial(err);
       const why = timedOut ? `no answer within ${(opts.timeoutS ?? 0) * 1000} ms` : errorMessage(err);
       throw new ServeError("EXECUTION_ERROR", `step failed: ${why}`);
     } finally {
@@ -289,6 +313,7 @@ export class Episode {
     stats.steps++;
     stats.virtualSeconds = result.info.now;
     this.totalReward += result.reward;
+    this.trial?.step(sent, result);
     let truncatedBy: string | undefined;
     if (result.terminated || result.truncated) {
       this.terminated = result.terminated;
@@ -302,6 +327,11 @@ export class Episode {
         this.ending = { outcome: "budget_exhausted", reason: cut, verdict: this.evaluate(env) };
         truncatedBy = "max_steps";
       }
+    }
+    const trial = this.trial;
+    if (trial && this.ending) {
+      this.trial = undefined;
+      trial.end(this.ending);
     }
     const verdict = this.ending?.verdict;
     const bookkeeping: StepBookkeeping = {
@@ -347,8 +377,17 @@ export class Episode {
       return env.evaluate();
     } catch (err) {
       this.broken = "the verifier failed";
+      this.failTrial(err);
       throw new ServeError("EXECUTION_ERROR", `evaluation failed: ${errorMessage(err)}`);
     }
+  }
+
+  /** A step or the verifier threw: the recorded trial ends as the runner ends one (`classify`). */
+  private failTrial(err: unknown): void {
+    const trial = this.trial;
+    if (!trial) return;
+    this.trial = undefined;
+    trial.fail(classify(err, "world"));
   }
 
   /** The episode's state as `viewer` is told it: task keys the client did not choose are `null`. */
@@ -381,6 +420,8 @@ export class Episode {
     if (this.disposed) return;
     this.disposed = true;
     this.env = undefined;
+    // an episode that had not ended is abandoned: its planned trial stays `missing`
+    this.trial = undefined;
     const hook = this.onEvict;
     this.onEvict = undefined;
     hook?.(reason);

@@ -179,7 +179,7 @@ async function sessionCreate(id: JsonRpcId, params: Record<string, unknown>, ctx
   const session = ctx.sessions.createHttp(episodeId);
   try {
     const envelope = await session.exclusive(ctx.sessions.clock, () =>
-      session.reset(reset, episodeId, ctx.viewer),
+      session.reset(reset, episodeId, ctx.viewer, "mcp"),
     );
     return success(id, { session_id: episodeId, observation: envelope.observation as unknown as JsonValue });
   } catch (err) {

@@ -9,6 +9,7 @@ import { CLIENT_VIEW, OPERATOR_VIEW, type Viewer } from "./disclosure.ts";
 import type { EpisodeDefaults } from "./episode.ts";
 import { createHttpApp } from "./http-app.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
+import { ServedRun, type ServeRecordOptions } from "./served-run.ts";
 import { type SessionLimits, SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
 import { attachWebSocket } from "./ws-endpoint.ts";
@@ -41,6 +42,11 @@ export interface ServeOptions extends SessionLimits, EpisodeDefaults {
   maxBodyBytes?: number;
   /** WS ping period in ms (default 15 000; 0 = off). Two missed pings drop the connection. */
   heartbeatMs?: number;
+  /**
+   * Record every episode as a trial of one experiment (`serve-<stamp>`), through a store or a
+   * recorder (docs/serving.md, "Recording"). Without it nothing is recorded and no trajectory is kept.
+   */
+  record?: ServeRecordOptions;
 }
 
 export interface RunningServer {
@@ -50,7 +56,15 @@ export interface RunningServer {
   readonly port: number;
   readonly sessions: SessionManager;
   readonly spec: EnvSpec;
-  /** Stops accepting, closes every session and connection. Idempotent. */
+  /** The experiment the episodes are recorded in (with `record`). */
+  readonly experimentId: string | undefined;
+  /** Planned and recorded episodes so far (with `record`). */
+  recordCounts(): { planned: number; recorded: number } | undefined;
+  /**
+   * Stops accepting, closes every session and connection (an episode that had not ended stays
+   * `missing`), then, with `record`, waits for the ended episodes' records and closes the run.
+   * Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -70,22 +84,20 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? "127.0.0.1";
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const spec = opts.target.create().spec;
-  const sessions = new SessionManager(
-    opts.target,
-    {
-      ...(opts.families ? { families: opts.families } : {}),
-      ...(opts.difficulties ? { difficulties: opts.difficulties } : {}),
-      ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
-      ...(opts.random ? { random: opts.random } : {}),
-    },
-    opts,
-  );
   if (opts.operatorToken !== undefined && opts.operatorToken === "") {
     throw configError("bad_flag", "the operator token is empty");
   }
   if (opts.operatorToken !== undefined && opts.operatorToken === opts.token) {
     throw configError("bad_flag", "the operator token must differ from the client token");
   }
+  const defaults: EpisodeDefaults = {
+    ...(opts.families ? { families: opts.families } : {}),
+    ...(opts.difficulties ? { difficulties: opts.difficulties } : {}),
+    ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
+    ...(opts.random ? { random: opts.random } : {}),
+  };
+  const run = opts.record ? await ServedRun.open(opts.record, opts.target, defaults) : undefined;
+  const sessions = new SessionManager(opts.target, defaults, opts, run);
   const clientCheck = bearerCheck(opts.token);
   const operatorCheck = opts.operatorToken !== undefined ? bearerCheck(opts.operatorToken) : () => false;
   const check = (authorization: string | undefined | null, query?: string | null) =>
@@ -133,13 +145,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     maxPayloadBytes: maxBodyBytes,
     heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(opts.port ?? DEFAULT_PORT, host, () => {
-      http.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(opts.port ?? DEFAULT_PORT, host, () => {
+        http.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    ws.close();
+    await run?.close();
+    throw err;
+  }
   sessions.start();
   const address = http.address() as AddressInfo;
   boundPort = address.port;
@@ -151,6 +169,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     port: address.port,
     sessions,
     spec,
+    experimentId: run?.experiment.id,
+    recordCounts: () => run?.counts,
     close() {
       closing ??= new Promise<void>((resolve) => {
         sessions.stop();
@@ -159,6 +179,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         http.close(() => resolve());
         http.closeAllConnections();
         for (const s of sockets) s.destroy();
+      }).then(async () => {
+        await run?.close();
       });
       return closing;
     },

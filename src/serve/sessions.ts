@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
 import { ServeError } from "./protocol.ts";
+import type { ServedRun } from "./served-run.ts";
 import type { ServeTarget } from "./target.ts";
 
 export interface SessionLimits {
@@ -47,6 +48,8 @@ export class SessionManager {
     private readonly target: ServeTarget,
     private readonly defaults: EpisodeDefaults,
     limits: SessionLimits = {},
+    /** The recorded run every session's episodes are planned and recorded in (with a store). */
+    private readonly run?: ServedRun,
   ) {
     this.maxSessions = Math.max(1, Math.floor(limits.maxSessions ?? DEFAULT_MAX_SESSIONS));
     this.idleTimeoutMs = Math.max(0, limits.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
@@ -107,7 +110,7 @@ export class SessionManager {
         { extra: { active_sessions: this.all.size, max_sessions: this.maxSessions } },
       );
     }
-    const episode = new Episode(this.target, this.defaults, { kind, key, now: this.clock() });
+    const episode = new Episode(this.target, this.defaults, { kind, key, now: this.clock(), run: this.run });
     this.all.add(episode);
     return episode;
   }

@@ -6,7 +6,8 @@ import { isLoopbackHost } from "../../serve/auth.ts";
 import { DEFAULT_PORT } from "../../serve/defaults.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_SESSIONS } from "../../serve/sessions.ts";
 import type { ServeTarget } from "../../serve/target.ts";
-import { collect, collectInt, intOption } from "../context.ts";
+import type { Store } from "../../store/store.ts";
+import { collect, collectInt, intOption, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { readOneVariant } from "../variant-flag.ts";
 
@@ -27,6 +28,8 @@ export interface ServeFlags {
   allowOrigin?: string[];
   maxJsonDepth: number;
   maxStringLength: number;
+  store?: string;
+  experiment?: string;
   json?: boolean;
 }
 
@@ -104,6 +107,11 @@ export function registerServe(program: Command, gymSource: GymSource): void {
       intOption("--max-string-length"),
       65_536,
     )
+    .option(
+      "--store <path|url>",
+      "record every episode as a trial of one experiment in this store (SQLite file or postgres://…); default: nothing recorded",
+    )
+    .option("--experiment <id>", "the recorded experiment's id (with --store; default serve-<stamp>)")
     .option("--json", "print the address as one JSON line on stdout")
     .action(async (flags: ServeFlags) => {
       const target = serveTargetFromFlags(await gymSource(), flags);
@@ -125,43 +133,83 @@ export function registerServe(program: Command, gymSource: GymSource): void {
           "--idle-timeout-s and --heartbeat-s ≥ 0, --max-steps ≥ 1, --max-body-bytes ≥ 1024",
         );
       }
-      const token = flags.token ?? process.env.PROVING_SERVE_TOKEN;
-      const operatorToken = flags.operatorToken ?? process.env.PROVING_SERVE_OPERATOR_TOKEN;
-      const { startServer } = await import("../../serve/server.ts");
-      const server = await startServer({
-        target,
-        host: flags.host,
-        port: flags.port,
-        ...(token ? { token } : {}),
-        ...(operatorToken ? { operatorToken } : {}),
-        maxSessions: flags.maxSessions,
-        idleTimeoutMs: flags.idleTimeoutS * 1000,
-        maxSteps: flags.maxSteps,
-        heartbeatMs: flags.heartbeatS * 1000,
-        maxBodyBytes: flags.maxBodyBytes,
-        maxJsonDepth: flags.maxJsonDepth,
-        maxStringLength: flags.maxStringLength,
-        ...(flags.allowOrigin?.length ? { allowOrigins: flags.allowOrigin } : {}),
-        ...(flags.family?.length ? { families: flags.family } : {}),
-        ...(flags.difficulty?.length ? { difficulties: flags.difficulty } : {}),
-      });
-      const wsUrl = `${server.url.replace(/^http/, "ws")}/ws`;
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ url: server.url, ws_url: wsUrl, environment: target.id, world: target.world.id })}\n`,
-        );
+      if (flags.experiment !== undefined && flags.store === undefined) {
+        throw configError("bad_flag", "--experiment names the recorded experiment: give --store too");
       }
-      process.stderr.write(
-        `proving serve: ${target.id} on ${server.url} (WebSocket ${wsUrl}); ` +
-          `≤${server.sessions.maxSessions} sessions, idle ${flags.idleTimeoutS} s` +
-          `${token ? ", bearer token required" : ""}${operatorToken ? ", operator token set" : ""}. Ctrl-C stops.\n`,
-      );
-      if (!isLoopbackHost(flags.host) && !token) {
-        process.stderr.write(
-          `proving serve: warning: bound to ${flags.host} without a token: anyone who can reach it can play\n`,
-        );
-      }
-      await untilSignal();
-      await server.close();
+      if (flags.store === undefined) return serveUntilSignal(target, flags);
+      const where = storePath(flags.store);
+      await withStore(flags.store, "write", (store) => serveUntilSignal(target, flags, { store, where }));
     });
+}
+
+/** Starts the server (recording into `record.store` when given), waits for SIGINT/SIGTERM, stops it. */
+async function serveUntilSignal(
+  target: ServeTarget,
+  flags: ServeFlags,
+  record?: { store: Store; where: string },
+): Promise<void> {
+  const token = flags.token ?? process.env.PROVING_SERVE_TOKEN;
+  const operatorToken = flags.operatorToken ?? process.env.PROVING_SERVE_OPERATOR_TOKEN;
+  const { startServer } = await import("../../serve/server.ts");
+  const server = await startServer({
+    target,
+    host: flags.host,
+    port: flags.port,
+    ...(token ? { token } : {}),
+    ...(operatorToken ? { operatorToken } : {}),
+    maxSessions: flags.maxSessions,
+    idleTimeoutMs: flags.idleTimeoutS * 1000,
+    maxSteps: flags.maxSteps,
+    heartbeatMs: flags.heartbeatS * 1000,
+    maxBodyBytes: flags.maxBodyBytes,
+    maxJsonDepth: flags.maxJsonDepth,
+    maxStringLength: flags.maxStringLength,
+    ...(flags.allowOrigin?.length ? { allowOrigins: flags.allowOrigin } : {}),
+    ...(flags.family?.length ? { families: flags.family } : {}),
+    ...(flags.difficulty?.length ? { difficulties: flags.difficulty } : {}),
+    ...(record
+      ? {
+          record: {
+            store: record.store,
+            ...(flags.experiment !== undefined ? { experimentId: flags.experiment } : {}),
+          },
+        }
+      : {}),
+  });
+  const wsUrl = `${server.url.replace(/^http/, "ws")}/ws`;
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify({
+        url: server.url,
+        ws_url: wsUrl,
+        environment: target.id,
+        world: target.world.id,
+        ...(server.experimentId !== undefined ? { experiment: server.experimentId } : {}),
+      })}\n`,
+    );
+  }
+  process.stderr.write(
+    `proving serve: ${target.id} on ${server.url} (WebSocket ${wsUrl}); ` +
+      `≤${server.sessions.maxSessions} sessions, idle ${flags.idleTimeoutS} s` +
+      `${token ? ", bearer token required" : ""}${operatorToken ? ", operator token set" : ""}. Ctrl-C stops.\n`,
+  );
+  if (record && server.experimentId !== undefined) {
+    process.stderr.write(
+      `proving serve: recording each episode as a trial of experiment ${server.experimentId} in ${record.where}\n`,
+    );
+  }
+  if (!isLoopbackHost(flags.host) && !token) {
+    process.stderr.write(
+      `proving serve: warning: bound to ${flags.host} without a token: anyone who can reach it can play\n`,
+    );
+  }
+  await untilSignal();
+  await server.close();
+  const counts = server.recordCounts();
+  if (counts) {
+    process.stderr.write(
+      `proving serve: ${counts.recorded} of ${counts.planned} episode(s) recorded in experiment ${server.experimentId}` +
+        `${counts.recorded < counts.planned ? " (the rest stay missing: they never ended)" : ""}\n`,
+    );
+  }
 }

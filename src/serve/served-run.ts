@@ -1,0 +1,223 @@
+import type { AgentRef, TrialRecord, TrialSpec } from "../core/contracts.ts";
+import { configError, errorMessage, ProvingError } from "../core/errors.ts";
+import type { JsonObject } from "../core/json.ts";
+import { trialId } from "../runner/manifest.ts";
+import { newExperimentId } from "../runner/plan.ts";
+import type { ExperimentEntry, RunEnd, TrialRecorder } from "../runner/recorder.ts";
+import { StoreRecorder } from "../runner/store-recorder.ts";
+import type { Store } from "../store/store.ts";
+import type { EpisodeDefaults } from "./episode.ts";
+import { type ServedStart, ServedTrial } from "./served-trial.ts";
+import type { ServeTarget } from "./target.ts";
+
+/** How an episode reached the server: the transport of its reset (`mcp`: `openenv/session/create`). */
+export type ServeTransport = "http" | "ws" | "mcp";
+
+/**
+ * Where `proving serve` records its episodes: a store (opened through a `StoreRecorder` holding the
+ * experiment's lease while the server runs) or any recorder of the runner's port (`plan` required).
+ */
+export interface ServeRecordOptions {
+  store?: Store;
+  recorder?: TrialRecorder;
+  /** The experiment's id (default `serve-<stamp>-<random>`); it must be a new one. */
+  experimentId?: string;
+  /** Told of each recording failure (a coded error); default: one line on stderr. The server goes on. */
+  onError?: (err: ProvingError) => void;
+  /** Creation time (tests). */
+  now?: () => Date;
+}
+
+/** The agent a served trial names: the remote client, by the transport it played over. */
+export function servedAgent(via: ServeTransport): AgentRef {
+  return { id: "serve", kind: "serve", spec: `serve:${via}` };
+}
+
+/** A coded error for what a recording step threw (a driver's error is `store_failed`). */
+function coded(err: unknown): ProvingError {
+  return err instanceof ProvingError
+    ? err
+    : new ProvingError("store_failed", errorMessage(err), { cause: err });
+}
+
+/** Commit buffered records at most this long after one is handed over. */
+const FLUSH_AFTER_MS = 50;
+
+/**
+ * A server's run as one experiment (`serve-<stamp>`): its config says what is served (world or
+ * variant, the defaults a bare reset samples from, the step cap). Each reset plans one trial (index:
+ * the episode's number in this run; the task the episode chose; agent `serve`; budget: the step cap)
+ * and writes it to the manifest before the episode's first step; each episode that ends is recorded
+ * through the port like a runner trial, buffered (a step never waits for the store). An episode
+ * abandoned before its end (closed, reclaimed, the server stopped) stays `missing`. A store failure
+ * is reported (`onError`) and the server goes on; its episodes stay `missing`.
+ */
+export class ServedRun {
+  readonly experiment: ExperimentEntry;
+  readonly #recorder: TrialRecorder;
+  readonly #target: ServeTarget;
+  readonly #maxSteps: number;
+  readonly #onError: (err: ProvingError) => void;
+  /** Earlier episodes of each (family, difficulty, seed): the next one's `repeat`. */
+  readonly #repeats = new Map<string, number>();
+  readonly #pending = new Set<Promise<void>>();
+  #next = 0;
+  #planned = 0;
+  #recorded = 0;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #closing: Promise<RunEnd> | undefined;
+
+  private constructor(
+    experiment: ExperimentEntry,
+    recorder: TrialRecorder,
+    target: ServeTarget,
+    maxSteps: number,
+    onError: (err: ProvingError) => void,
+  ) {
+    this.experiment = experiment;
+    this.#recorder = recorder;
+    this.#target = target;
+    this.#maxSteps = maxSteps;
+    this.#onError = onError;
+  }
+
+  /** Opens the run's experiment (empty manifest) through the recorder; throws what opening throws. */
+  static async open(
+    opts: ServeRecordOptions,
+    target: ServeTarget,
+    defaults: EpisodeDefaults,
+  ): Promise<ServedRun> {
+    const recorder = opts.recorder ?? (opts.store ? new StoreRecorder(opts.store, { lease: {} }) : undefined);
+    if (!recorder) throw configError("bad_flag", "recording served episodes needs a store or a recorder");
+    if (!recorder.plan) {
+      throw configError("bad_flag", "this recorder cannot add trials to an open run (it has no `plan`)");
+    }
+    const createdAt = (opts.now ?? (() => new Date()))();
+    const id = opts.experimentId ?? newExperimentId(createdAt).replace(/^exp-/, "serve-");
+    if (opts.store && (await opts.store.getExperiment(id))) {
+      throw configError(
+        "experiment_exists",
+        `experiment ${id} is stored already; give a new --experiment id`,
+      );
+    }
+    const maxSteps = defaults.maxSteps ?? 200;
+    const config: JsonObject = {
+      id,
+      kind: "serve",
+      description: `episodes of ${target.id} served by proving serve`,
+      world: target.world.id,
+      ...(target.variant !== undefined ? { variant: target.variant, variantId: target.id } : {}),
+      families: defaults.families?.length ? defaults.families : target.world.families.map((f) => f.name),
+      difficulties: defaults.difficulties?.length ? defaults.difficulties : [1],
+      maxSteps,
+    };
+    const experiment: ExperimentEntry = { id, config, createdAt: createdAt.toISOString() };
+    await recorder.open(experiment, []);
+    const onError =
+      opts.onError ??
+      ((err: ProvingError) => {
+        process.stderr.write(`proving serve: recording failed (${err.code}): ${err.message}\n`);
+      });
+    return new ServedRun(experiment, recorder, target, maxSteps, onError);
+  }
+
+  /**
+   * Plans the trial of an episode that was just reset and starts keeping it; `undefined` (reported)
+   * when the plan cannot be written: that episode is served but not recorded.
+   */
+  async begin(
+    choice: { family: string; difficulty: number; seed: number },
+    via: ServeTransport,
+    start: ServedStart,
+  ): Promise<ServedTrial | undefined> {
+    if (this.#closing || this.#recorder.lost) return undefined;
+    const { family, difficulty, seed } = choice;
+    const cell = `${family}\u0000${difficulty}\u0000${seed}`;
+    const repeat = this.#repeats.get(cell) ?? 0;
+    this.#repeats.set(cell, repeat + 1);
+    const target = this.#target;
+    const variantId = target.variant !== undefined ? target.id : undefined;
+    const agent = servedAgent(via);
+    const experimentId = this.experiment.id;
+    const spec: TrialSpec = {
+      schemaVersion: 1,
+      id: trialId({
+        experimentId,
+        world: target.world.id,
+        ...(variantId !== undefined ? { variantId } : {}),
+        family,
+        difficulty,
+        seed,
+        repeat,
+        agent: agent.id,
+      }),
+      experimentId,
+      index: this.#next++,
+      world: target.world.id,
+      ...(variantId !== undefined ? { variant: target.variant, variantId } : {}),
+      family,
+      difficulty,
+      seed,
+      repeat,
+      agent,
+      budget: { maxSteps: this.#maxSteps },
+    };
+    try {
+      await this.#recorder.plan!([spec]);
+    } catch (err) {
+      this.#onError(coded(err));
+      return undefined;
+    }
+    this.#planned++;
+    return new ServedTrial(spec, target.world, start, (record) => this.#record(record));
+  }
+
+  #record(record: Promise<TrialRecord>): void {
+    const work = record
+      .then((r) => this.#recorder.record(r))
+      .then(
+        (recorded) => {
+          if (recorded) this.#recorded++;
+          this.#flushSoon();
+        },
+        (err: unknown) => this.#onError(coded(err)),
+      );
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+  }
+
+  /** Commits what the recorder buffered soon after a record, so a killed server loses little. */
+  #flushSoon(): void {
+    if (this.#flushTimer || this.#closing) return;
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      this.#recorder.flush().catch((err: unknown) => this.#onError(coded(err)));
+    }, FLUSH_AFTER_MS);
+  }
+
+  /** Planned and recorded episodes so far. */
+  get counts(): { planned: number; recorded: number } {
+    return { planned: this.#planned, recorded: this.#recorded };
+  }
+
+  /**
+   * Ends the run once the episodes that ended are recorded: `completed` when every planned episode
+   * has its record, `interrupted` otherwise (an episode abandoned, a store failure). Idempotent.
+   */
+  close(): Promise<RunEnd> {
+    this.#closing ??= (async () => {
+      if (this.#flushTimer) clearTimeout(this.#flushTimer);
+      this.#flushTimer = undefined;
+      while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+      const end: RunEnd = this.#recorded === this.#planned ? "completed" : "interrupted";
+      try {
+        await this.#recorder.close(end);
+      } catch (err) {
+        this.#onError(coded(err));
+        return "interrupted";
+      }
+      return end;
+    })();
+    return this.#closing;
+  }
+}
