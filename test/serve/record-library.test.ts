@@ -1,0 +1,223 @@
+/**
+ * `startServer({record})`, in process: the step cap's cut, an episode created over MCP, a served
+ * variant (replayed through the harness), a store that fails (reported, serving goes on, the run ends
+ * `interrupted`), and a server without `record` (nothing recorded).
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { ProvingError } from "../../src/core/errors.ts";
+import type { Action, Agent, JsonValue, TrialRecord } from "../../src/core/index.ts";
+import { defaultGym } from "../../src/gym/index.ts";
+import { MemoryRecorder, replayTrial, runTrial } from "../../src/runner/index.ts";
+import { ServeClient, startServer, worldTarget } from "../../src/serve/index.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import type { Store } from "../../src/store/store.ts";
+import { deviceSupport } from "../../src/worlds/index.ts";
+import { playPolicy } from "./play.ts";
+
+/** A scripted agent that plays a recorded action list through the runner. */
+function replaying(actions: Action[]): Agent {
+  return {
+    id: "replay",
+    start: () => {
+      let i = 0;
+      return { act: async () => actions[i++] ?? { tool: "__none__", args: {} } };
+    },
+  };
+}
+
+/** The cautious policy's actions on a task, as the runner plays them (a known-good action list). */
+async function knownGood(family: string, seed: number): Promise<Action[]> {
+  const r = await runTrial(
+    {
+      schemaVersion: 1,
+      id: "t-known-good",
+      experimentId: "known-good",
+      index: 0,
+      world: deviceSupport.id,
+      family,
+      difficulty: 1,
+      seed,
+      repeat: 0,
+      agent: { id: "cautious", kind: "scripted", spec: "cautious" },
+      budget: { maxSteps: 50 },
+    },
+    { world: deviceSupport, agent: deviceSupport.policies.cautious! },
+  );
+  assert.equal(r.outcome, "passed");
+  return r.steps.map((s) => s.action);
+}
+
+/** The record's actions played again by the runner give the same trajectory hash. */
+async function assertRunnerHash(record: TrialRecord): Promise<void> {
+  const again = await runTrial(record.spec, {
+    world: deviceSupport,
+    agent: replaying(record.steps.map((s) => s.action)),
+  });
+  assert.equal(again.outcome, record.outcome);
+  assert.equal(again.trajectoryHash, record.trajectoryHash);
+}
+
+describe("startServer({record})", () => {
+  let dir: string;
+  let store: Store;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-record-lib-"));
+    store = await openStore(path.join(dir, "proving.db"));
+  });
+  after(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the step cap cuts an episode: budget_exhausted, as the runner ends one with that budget", async () => {
+    const server = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      maxSteps: 2,
+      record: { store, experimentId: "serve-cap" },
+    });
+    const client = new ServeClient(server.url);
+    const first = await client.reset({ family: "denied", difficulty: 1, seed: 3 });
+    const id = String(first.metadata.episode_id);
+    const { last } = await playPolicy("cautious", first, (a) => client.step(id, a));
+    assert.equal(last.metadata.truncated_by, "max_steps");
+    await server.close();
+    const [spec] = await store.getManifest("serve-cap");
+    const record = (await store.getTrial(spec!.id))!;
+    assert.equal(record.outcome, "budget_exhausted");
+    assert.equal(record.reason, "step budget of 2 exhausted");
+    assert.deepEqual(record.spec.budget, { maxSteps: 2 });
+    assert.ok(record.verdict);
+    await assertRunnerHash(record);
+    assert.equal((await store.getExperiment("serve-cap"))?.status, "completed");
+  });
+
+  test("an episode created over MCP (openenv/session/create) is a serve:mcp trial", async () => {
+    const server = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      record: { store, experimentId: "serve-mcp" },
+    });
+    const rpc = async (method: string, params: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
+      return ((await res.json()) as { result: Record<string, unknown> }).result;
+    };
+    const created = await rpc("openenv/session/create", { family: "denied", difficulty: 1, seed: 7 });
+    const sid = String(created.session_id);
+    for (const a of await knownGood("denied", 7)) {
+      await rpc("tools/call", { session_id: sid, name: a.tool, arguments: a.args });
+    }
+    await server.close();
+    const [spec] = await store.getManifest("serve-mcp");
+    assert.equal(spec!.agent.spec, "serve:mcp");
+    const record = (await store.getTrial(spec!.id))!;
+    assert.equal(record.outcome, "passed");
+    await assertRunnerHash(record);
+  });
+
+  test("a served variant is recorded with its layers and replays through the harness", async () => {
+    const gym = defaultGym();
+    const variant: JsonValue = {
+      world: "device-support@1",
+      layers: [{ id: "rule.lose-reply-after-commit@1", params: { tool: "create_replacement" } }],
+    };
+    const target = gym.target(undefined, variant);
+    const server = await startServer({ target, port: 0, heartbeatMs: 0, record: { store } });
+    const experimentId = server.experimentId!;
+    assert.match(experimentId, /^serve-\d{8}-\d{6}-[a-z0-9]+$/);
+    const client = new ServeClient(server.url);
+    const first = await client.reset({ family: "needs-approval", difficulty: 1, seed: 2 });
+    const id = String(first.metadata.episode_id);
+    await playPolicy("cautious", first, (a) => client.step(id, a));
+    await server.close();
+    const experiment = await store.getExperiment(experimentId);
+    assert.equal(experiment?.config.variantId, target.id);
+    const [spec] = await store.getManifest(experimentId);
+    assert.equal(spec!.variantId, target.id);
+    const record = (await store.getTrial(spec!.id))!;
+    assert.ok(
+      record.steps.some((s) => s.layers?.includes("rule.lose-reply-after-commit@1")),
+      "the step whose reply was lost names the layer",
+    );
+    const replay = await replayTrial(record, {
+      registry: gym.registry,
+      environment: gym.harness.environment,
+    });
+    assert.equal(replay.reproduced, true, JSON.stringify(replay.divergence));
+  });
+
+  test("a failing store is reported with a code; the server goes on serving; the run ends interrupted", async () => {
+    const failing = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === "saveTrials") return async () => Promise.reject(new Error("disk full"));
+        const v = Reflect.get(target, key, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    }) as Store;
+    const errors: ProvingError[] = [];
+    const server = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      record: { store: failing, experimentId: "serve-failing", onError: (e) => errors.push(e) },
+    });
+    const client = new ServeClient(server.url);
+    const play = async (seed: number) => {
+      const first = await client.reset({ family: "denied", difficulty: 1, seed });
+      const id = String(first.metadata.episode_id);
+      const { last } = await playPolicy("cautious", first, (a) => client.step(id, a));
+      assert.equal(last.done, true, "the episode is served to its end");
+    };
+    await play(7);
+    const deadline = Date.now() + 5000;
+    while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(errors.length > 0, "the failure is reported");
+    assert.equal(errors[0]!.code, "store_failed");
+    assert.match(errors[0]!.message, /disk full/);
+    await play(8);
+    await server.close();
+    assert.equal((await store.getExperiment("serve-failing"))?.status, "interrupted");
+    const manifest = await store.getManifest("serve-failing");
+    assert.equal(manifest.length, 2, "both episodes were planned");
+    for (const spec of manifest)
+      assert.equal(await store.getTrial(spec.id), undefined, "missing, not made up");
+  });
+
+  test("a recorder without a store: the port's memory recorder gets the records", async () => {
+    const recorder = new MemoryRecorder({ keepRecords: true });
+    const server = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      record: { recorder },
+    });
+    const client = new ServeClient(server.url);
+    const first = await client.reset({ family: "denied", difficulty: 1, seed: 7 });
+    const id = String(first.metadata.episode_id);
+    await playPolicy("cautious", first, (a) => client.step(id, a));
+    await server.close();
+    assert.equal(recorder.end, "completed");
+    assert.deepEqual(
+      [...(await recorder.summaries())].map((s) => s.outcome),
+      ["passed"],
+    );
+    assert.equal(server.recordCounts()?.recorded, 1);
+  });
+
+  test("without record nothing is recorded", async () => {
+    const server = await startServer({ target: worldTarget(deviceSupport), port: 0, heartbeatMs: 0 });
+    assert.equal(server.experimentId, undefined);
+    assert.equal(server.recordCounts(), undefined);
+    await server.close();
+  });
+});
