@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Ajv, type ValidateFunction } from "ajv";
+import { z } from "zod";
 import {
   type AdmissibleAction,
   type Environment,
@@ -18,10 +19,12 @@ import {
   type Task,
 } from "../../src/core/contracts.ts";
 import { canonicalJson } from "../../src/core/hash.ts";
-import type { JsonValue } from "../../src/core/json.ts";
+import type { JsonObject, JsonValue } from "../../src/core/json.ts";
 import type { WorldDefinition } from "../../src/core/registry.ts";
 import { Rng } from "../../src/core/rng.ts";
+import { defineTool } from "../../src/core/tool.ts";
 import { BUILTIN_WORLDS } from "../../src/gym/index.ts";
+import { defineToolWorld, type SimpleWorldContext } from "../../src/worlds/shared/define-tool-world.ts";
 import { FRESH_KEY_PREFIX } from "../../src/worlds/shared/index.ts";
 
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -256,5 +259,54 @@ describe("canonicalisation", () => {
     await env.step({ ...create("my-own-key"), callId: "2" });
     assert.equal(adm.canonicalAction!(create("my-own-key")).args.idempotency_key, "my-own-key");
     assert.equal(adm.canonicalAction!(create("another")).args.idempotency_key, `${FRESH_KEY_PREFIX}1`);
+  });
+});
+
+describe("defineToolWorld({admissible})", () => {
+  it("declares admissible actions from the tools' schemas and the ids seen; without it, none", async () => {
+    const look = defineTool({
+      name: "look",
+      description: "list the boxes",
+      input: z.object({}).strict(),
+      run: (_a, ctx: SimpleWorldContext<{ boxes: string[]; opened: string[] }>) => ({
+        ok: true,
+        boxes: ctx.state.entities.boxes.map((box_id) => ({ box_id })),
+      }),
+    });
+    const open = defineTool({
+      name: "open",
+      description: "open a box",
+      input: z.object({ box_id: z.string().min(1), mode: z.enum(["gently", "fast"]) }).strict(),
+      run: (a, ctx: SimpleWorldContext<{ boxes: string[]; opened: string[] }>) => {
+        ctx.state.entities.opened.push(a.box_id);
+        return { ok: true };
+      },
+    });
+    const options = {
+      id: "boxes@1",
+      description: "open the right box",
+      tools: [look, open],
+      terminal: ["open"],
+      families: [{ name: "one", description: "one box", difficulties: [1] }],
+      task: () => ({ params: { boxes: ["B-1", "B-2"] }, instruction: "open a box" }),
+      start: (p: JsonObject) => ({ boxes: p.boxes as string[], opened: [] as string[] }),
+      verify: (e: { opened: string[] }) => ({
+        checks: [{ name: "opened", passed: e.opened.length === 1, detail: "" }],
+      }),
+    };
+    const plain = defineToolWorld(options);
+    assert.equal(plain.create().capabilities.admissible, undefined);
+    const world = defineToolWorld({ ...options, admissible: {} });
+    const env = world.create();
+    await env.reset({ task: world.generateTask({ family: "one", difficulty: 1, seed: 1 }), seed: 1 });
+    assert.deepEqual(env.capabilities.admissible!.admissibleActions(), [{ tool: "look", args: {} }]);
+    await env.step({ tool: "look", args: {}, callId: "1" });
+    assert.deepEqual(env.capabilities.admissible!.admissibleActions(), [
+      { tool: "look", args: {} },
+      { tool: "open", args: { box_id: "B-1", mode: "gently" } },
+      { tool: "open", args: { box_id: "B-1", mode: "fast" } },
+      { tool: "open", args: { box_id: "B-2", mode: "gently" } },
+      { tool: "open", args: { box_id: "B-2", mode: "fast" } },
+    ]);
   });
 });

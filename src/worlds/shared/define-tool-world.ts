@@ -12,6 +12,7 @@ import {
   type WorldToolContext,
   type WorldTools,
 } from "../../core/tool-world.ts";
+import { type AdmissibleDeclaration, AdmissibleToolWorld } from "./admissible-tool-world.ts";
 import { assembleTask } from "./assemble-task.ts";
 
 /** The state of a world made with `defineToolWorld`: its entities `E` and the tool-world bookkeeping. */
@@ -43,6 +44,11 @@ export interface SimpleWorldOptions<E extends JsonObject> {
   expectedFailures?: WorldDefinition["expectedFailures"];
   /** Virtual seconds every call takes (default 1). */
   latency?: number;
+  /**
+   * Declare admissible actions (`capabilities.admissible`), built from the tools' JSON Schemas and
+   * what the agent saw, with these declarations (`{}`: the defaults only). Absent: none declared.
+   */
+  admissible?: AdmissibleDeclaration;
 }
 
 /**
@@ -97,6 +103,7 @@ export function defineToolWorld<E extends JsonObject>(o: SimpleWorldOptions<E>):
       return { passed, score: passed ? 1 : 0, checks, violations, verifier };
     },
   };
+  const instance = () => (o.admissible ? new AdmissibleToolWorld(def, o.admissible) : new ToolWorld(def));
   return {
     id: o.id,
     description: o.description,
@@ -122,8 +129,8 @@ export function defineToolWorld<E extends JsonObject>(o: SimpleWorldOptions<E>):
         ranges: {},
       });
     },
-    create: () => new ToolWorld(def),
-    restore: (state: JsonValue) => new ToolWorld(def).restore(state),
+    create: () => instance(),
+    restore: (state: JsonValue) => instance().restore(state),
     policies: o.policies ?? {},
     knownGood: o.knownGood ?? "",
     expectedFailures: o.expectedFailures ?? {},
