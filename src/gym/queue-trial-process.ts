@@ -1,23 +1,24 @@
 /**
- * The BullMQ sandboxed processor: each worker slot runs its trials in this child process, so a
+ * The BullMQ sandboxed processor (a process entry point, so a composition root: it wires the gym's
+ * loader into the queue's trial runner): each worker slot runs its trials in this child process, so a
  * CPU-heavy (or crashing, or memory-exhausting) trial never stalls the parent's lock renewals, and
  * its death fails one attempt instead of the worker. This module is a process entry point: it reads
  * what `startTrialWorker` put in its environment (the store URL, the worker name, the cwd) and hands
  * the rest of that environment to the rebuilt gym (API keys).
  */
 import os from "node:os";
+import { fileURLToPath } from "node:url";
 import type { SandboxedJob } from "bullmq";
 import { LimiterPool } from "../agents/llm/limiter.ts";
+import { type QueuedTrialResult, QueuedTrialRunner } from "../queue/queued-trial.ts";
+import { createRedisRateLimit, type RedisRateLimitOptions } from "../queue/redis-rate-limit.ts";
+import { CWD_ENV, LLM_LIMIT_ENV, STORE_ENV, WORKER_ENV } from "../queue/trial-process-env.ts";
+import type { TrialJobData } from "../queue/trial-queue.ts";
 import { openStore } from "../store/open-store.ts";
-import { type QueuedTrialResult, QueuedTrialRunner } from "./queued-trial.ts";
-import { createRedisRateLimit, type RedisRateLimitOptions } from "./redis-rate-limit.ts";
-import type { TrialJobData } from "./trial-queue.ts";
+import { loadGym } from "./load-gym.ts";
 
-export const STORE_ENV = "PROVING_QUEUE_STORE";
-export const WORKER_ENV = "PROVING_QUEUE_WORKER";
-export const CWD_ENV = "PROVING_QUEUE_CWD";
-/** JSON `{url, requestsPerWindow, tokensPerWindow, windowMs}`: the global LLM budget through Redis. */
-export const LLM_LIMIT_ENV = "PROVING_QUEUE_LLM_LIMIT";
+/** This module's file: what `startTrialWorker` forks for each worker slot (`processor`). */
+export const QUEUE_TRIAL_PROCESS = fileURLToPath(import.meta.url);
 
 let runner: Promise<QueuedTrialRunner> | undefined;
 
@@ -39,6 +40,8 @@ function getRunner(): Promise<QueuedTrialRunner> {
         worker: env[WORKER_ENV] ?? `${os.hostname()}:${process.ppid}`,
         cwd: env[CWD_ENV] ?? process.cwd(),
         env,
+        // the worker rebuilds each experiment's gym from its stored description: the same gym
+        rebuild: async (description, opts) => (await loadGym(description, opts)).runOptions(),
         ...(limiters ? { limiters } : {}),
       });
     })();

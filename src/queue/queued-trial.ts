@@ -3,12 +3,11 @@ import type { LimiterPool } from "../agents/llm/limiter.ts";
 import type { ResolvedAgent } from "../agents/resolve.ts";
 import type { TrialSpec } from "../core/contracts.ts";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
-import type { Gym } from "../gym/gym.ts";
-import { loadGym } from "../gym/load-gym.ts";
 import { executePlan } from "../runner/executor.ts";
 import { parseExperiment } from "../runner/experiment.ts";
 import { resolveAgents } from "../runner/plan.ts";
 import type { ExperimentEntry } from "../runner/recorder.ts";
+import type { RunParts } from "../runner/run-parts.ts";
 import { sequentialScheduler } from "../runner/trial-scheduler.ts";
 import type { Store } from "../store/store.ts";
 import { AttemptRecorder } from "./attempt-recorder.ts";
@@ -21,7 +20,7 @@ export type QueuedTrialResult =
   | { status: "already_recorded" };
 
 interface PreparedExperiment {
-  gym: Gym;
+  run: RunParts;
   /** The experiment as stored (the worker joins it; the coordinator planned it). */
   experiment: ExperimentEntry;
   specs: Map<string, TrialSpec>;
@@ -39,11 +38,19 @@ export interface QueuedTrialRunnerOptions {
   now?: () => Date;
   /** The provider limiters of every gym this runner rebuilds (a pool sharing a Redis budget, say). */
   limiters?: LimiterPool;
+  /**
+   * Rebuilds an experiment's gym from its stored description (the gym's `loadGym`, injected by the
+   * process entry point) and returns what running its trials needs.
+   */
+  rebuild: (
+    description: unknown,
+    opts: { cwd: string; env: Readonly<Record<string, string | undefined>>; limiters?: LimiterPool },
+  ) => Promise<RunParts>;
 }
 
 /**
  * Runs queued trials in a worker process: rebuilds each experiment's gym from its stored description
- * (`loadGym`), resolves its agents from the stored definition, and runs a trial through the runner's
+ * (`rebuild`: the gym's `loadGym`), resolves its agents from the stored definition, and runs a trial through the runner's
  * single-trial path with a write-once record and an attempt row. Experiments are prepared once per process.
  */
 export class QueuedTrialRunner {
@@ -67,7 +74,7 @@ export class QueuedTrialRunner {
     }
     const attemptId = randomUUID();
     const recorder = new AttemptRecorder(store, { attemptId, attempt, worker: this.#opts.worker, now });
-    const run = prepared.gym.runOptions();
+    const { run } = prepared;
     let outcome: QueuedTrialResult = { status: "already_recorded" };
     try {
       // the runner's one pipeline, with this trial as the plan and the write-once attempt recorder
@@ -118,13 +125,12 @@ export class QueuedTrialRunner {
       );
     }
     const limiters = this.#opts.limiters;
-    const gym = await loadGym(description, { cwd, env, ...(limiters ? { limiters } : {}) });
+    const run = await this.#opts.rebuild(description, { cwd, env, ...(limiters ? { limiters } : {}) });
     const config = parseExperiment({ ...experiment.config, id: experimentId });
-    const opts = gym.runOptions();
-    const agents = await resolveAgents(config, opts.registry, opts.resolveAgent, cwd);
+    const agents = await resolveAgents(config, run.registry, run.resolveAgent, cwd);
     const specs = new Map((await store.getManifest(experimentId)).map((s) => [s.id, s]));
     return {
-      gym,
+      run,
       experiment: { id: experimentId, config: experiment.config, createdAt: experiment.createdAt },
       specs,
       agents: new Map(agents.map((a) => [a.ref.id, a])),

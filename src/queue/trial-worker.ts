@@ -1,6 +1,5 @@
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Job, Queue, Worker } from "bullmq";
 import { errorMessage } from "../core/errors.ts";
 import { unranRecord } from "../runner/trial-record.ts";
@@ -8,11 +7,16 @@ import type { Store } from "../store/store.ts";
 import { redisConnection } from "./connection.ts";
 import { reconcileRunning } from "./reconcile.ts";
 import type { RedisRateLimitOptions } from "./redis-rate-limit.ts";
-import { CWD_ENV, LLM_LIMIT_ENV, STORE_ENV, WORKER_ENV } from "./sandboxed-processor.ts";
+import { CWD_ENV, LLM_LIMIT_ENV, STORE_ENV, WORKER_ENV } from "./trial-process-env.ts";
 import { DEFAULT_ATTEMPTS, openTrialQueue, TRIAL_QUEUE, type TrialJobData } from "./trial-queue.ts";
 
 export interface TrialWorkerOptions {
   queueUrl: string;
+  /**
+   * The sandboxed processor's file, forked per worker slot: the gym's `QUEUE_TRIAL_PROCESS` (it
+   * rebuilds each experiment's gym and runs its trials through the runner's pipeline).
+   */
+  processor: string;
   /** The store URL the trial processes open (normally `postgres://...`). */
   storeUrl: string;
   /** This process's own store (poison trials, reconciling). */
@@ -62,13 +66,8 @@ function processorExecArgv(memoryMb?: number): string[] {
   return [...args, "--import", import.meta.resolve("tsx")];
 }
 
-function processorFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  return path.join(path.dirname(here), `sandboxed-processor${path.extname(here)}`);
-}
-
 /**
- * A BullMQ worker for trials. Each job runs in a sandboxed child process (`sandboxed-processor`), so
+ * A BullMQ worker for trials. Each job runs in a sandboxed child process (`processor`), so
  * lock renewals never wait for a trial. A job that fails (a throw, `process.exit`, out of memory, a
  * dead worker) is retried with backoff; after its last attempt the trial is recorded, write-once, as
  * `infra_error` with the last error, so a poison trial ends instead of looping.
@@ -78,7 +77,7 @@ export async function startTrialWorker(opts: TrialWorkerOptions): Promise<TrialW
   const name = opts.name ?? `${os.hostname()}:${process.pid}`;
   const lockMs = opts.lockMs ?? 30_000;
   const queue: Queue<TrialJobData> = await openTrialQueue(opts.queueUrl);
-  const worker: Worker<TrialJobData> = new BullWorker<TrialJobData>(TRIAL_QUEUE, processorFile(), {
+  const worker: Worker<TrialJobData> = new BullWorker<TrialJobData>(TRIAL_QUEUE, opts.processor, {
     connection: redisConnection(opts.queueUrl),
     concurrency: Math.max(1, opts.concurrency ?? 1),
     lockDuration: lockMs,

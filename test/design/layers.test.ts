@@ -39,10 +39,6 @@ const FLOORS: readonly (readonly string[])[] = [
  * now. Mend the import, then delete its line.
  */
 const ALLOWED: ReadonlyMap<string, string> = new Map([
-  // features that still take the whole Gym instead of the narrow parts they use
-  ["queue/queued-trial.ts -> gym/gym.ts", "Gym as a service locator"],
-  // a queue worker rebuilds the gym from its description: the worker command could inject loadGym
-  ["queue/queued-trial.ts -> gym/load-gym.ts", "the worker rebuilds its gym"],
   // Not seen here (its specifier is computed): curriculum/generation-worker.mjs imports
   // gym/load-gym to rebuild the gym in its thread; the loader should be handed to the thread too.
 ]);

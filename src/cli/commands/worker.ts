@@ -81,6 +81,7 @@ export function registerWorker(program: Command): void {
     .option("--quiet", "no per-trial log lines on stderr")
     .action(async (flags: WorkerFlags) => {
       const { startTrialWorker } = await import("../../queue/trial-worker.ts");
+      const { QUEUE_TRIAL_PROCESS } = await import("../../gym/queue-trial-process.ts");
       const { openStore } = await import("../../store/open-store.ts");
       const storeUrl = storePath(flags.store);
       const store = await openStore(storeUrl, { maxConnections: 2 });
@@ -89,6 +90,7 @@ export function registerWorker(program: Command): void {
       };
       const worker = await startTrialWorker({
         queueUrl: flags.queue,
+        processor: QUEUE_TRIAL_PROCESS,
         storeUrl,
         store,
         env: process.env,
