@@ -144,6 +144,12 @@ export function difficultyRising(windows: readonly CurriculumWindow[], rounds = 
   };
 }
 
+/** An evaluation's pass rate over the tasks with an agent outcome (infrastructure outcomes left out). */
+export function evaluationPassRate(e: Pick<CurriculumEvaluation, "planned" | "passed" | "infra">): number {
+  const judged = e.planned - (e.infra ?? 0);
+  return judged > 0 ? e.passed / judged : 0;
+}
+
 /** The regression split changing (manifest hash, planned tasks: fail) or its pass rate swinging (warn). */
 export function regressionInstability(
   evaluations: readonly CurriculumEvaluation[],
@@ -160,7 +166,7 @@ export function regressionInstability(
   for (let i = 1; i < evaluations.length; i++) {
     const a = evaluations[i - 1];
     const b = evaluations[i];
-    const delta = b.passed / b.planned - a.passed / a.planned;
+    const delta = evaluationPassRate(b) - evaluationPassRate(a);
     if (Math.abs(delta) > swing)
       return {
         check: "regression-instability",

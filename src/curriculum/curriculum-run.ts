@@ -1,5 +1,5 @@
 import type { ResolvedAgent } from "../agents/resolve.ts";
-import type { Budget, TrialRecord } from "../core/contracts.ts";
+import { type Budget, INFRA_OUTCOMES, type TrialRecord } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -78,10 +78,22 @@ export interface CurriculumEpisode {
   generation: GenerationRecord;
 }
 
+/**
+ * An attempt at an episode that ended with an infrastructure outcome (`infra_error`, `contaminated`,
+ * `missing`): recorded, counted apart, never fed to the sampler or the difficulty; the episode was
+ * retried with the same key and seed. `index` is the episode it attempted, `attempt` its row.
+ */
+export interface CurriculumInfraAttempt extends CurriculumEpisode {
+  attempt: number;
+}
+
 export interface CurriculumEvaluation {
   after_episode: number;
+  /** The split's tasks (the manifest's size). */
   planned: number;
   passed: number;
+  /** Tasks that ended with an infrastructure outcome: counted apart, out of the pass rate. */
+  infra?: number;
   manifest_hash: string;
   tasks: { key: string; seed: number; trial: string; outcome: string; passed: boolean }[];
 }
@@ -89,7 +101,10 @@ export interface CurriculumEvaluation {
 export interface CurriculumResult {
   id: string;
   strategy: string;
+  /** The episodes: attempts with an agent outcome, numbered 1.. in order. */
   episodes: CurriculumEpisode[];
+  /** Attempts with an infrastructure outcome (retried; not episodes). */
+  infra: CurriculumInfraAttempt[];
   regression: CurriculumEvaluation[];
   heldout: CurriculumEvaluation[];
   /** The manifest hash of the regression split (the same at every evaluation). */
@@ -110,6 +125,13 @@ export interface CurriculumRunOptions {
   signal?: AbortSignal;
   now?: () => Date;
   onEpisode?: (episode: CurriculumEpisode) => void;
+  /** Called for each attempt that ended with an infrastructure outcome (it is retried). */
+  onInfra?: (attempt: CurriculumInfraAttempt) => void;
+  /**
+   * Infrastructure outcomes in a row (one episode retried) after which the run stops, `interrupted`
+   * (resume it once the infrastructure is back). Default 3.
+   */
+  infraAttempts?: number;
   /** The agent, already resolved (skips resolving `config.agent`; a resume must pass the same one). */
   agent?: ResolvedAgent;
   /** Skip the clean-start check's fresh reference instance (the benchmark measures without it too). */
@@ -158,9 +180,33 @@ function curriculumOf(config: CurriculumRunConfig, gym: CurriculumGym): Curricul
   });
 }
 
-function episodeOf(row: CurriculumEpisodesTable): CurriculumEpisode {
+/** An attempt whose outcome says nothing about the agent (`INFRA_OUTCOMES`). */
+function isInfraOutcome(outcome: string): boolean {
+  return (INFRA_OUTCOMES as readonly string[]).includes(outcome);
+}
+
+function isInfraRow(row: CurriculumEpisodesTable): boolean {
+  return isInfraOutcome(row.outcome);
+}
+
+function keyOfRow(row: CurriculumEpisodesTable): TaskKey {
   return {
-    index: row.idx,
+    world: row.world,
+    ...(row.variant_id ? { variant: row.variant_id } : {}),
+    family: row.family,
+    difficulty: row.difficulty,
+  };
+}
+
+/** An infrastructure attempt of episode `index` (stored as row `attempt`). */
+function attemptOf(row: CurriculumEpisodesTable, index: number): CurriculumInfraAttempt {
+  return { ...episodeOf(row, index), attempt: row.idx };
+}
+
+/** A stored row as episode number `index` (infrastructure attempts are not counted as episodes). */
+function episodeOf(row: CurriculumEpisodesTable, index: number): CurriculumEpisode {
+  return {
+    index,
     world: row.world,
     ...(row.variant_id ? { variant: row.variant_id } : {}),
     family: row.family,
@@ -176,12 +222,15 @@ function episodeOf(row: CurriculumEpisodesTable): CurriculumEpisode {
 }
 
 function evaluationOf(row: CurriculumEvaluationsTable): CurriculumEvaluation {
+  const tasks: CurriculumEvaluation["tasks"] = JSON.parse(row.tasks);
+  const infra = tasks.filter((t) => isInfraOutcome(t.outcome)).length;
   return {
     after_episode: row.after_episode,
     planned: row.planned,
     passed: row.passed,
+    ...(infra ? { infra } : {}),
     manifest_hash: row.manifest_hash,
-    tasks: JSON.parse(row.tasks),
+    tasks,
   };
 }
 
@@ -281,10 +330,10 @@ export async function runCurriculum(
     };
   }
 
-  // --- restore: the latest snapshot, then replay the episodes after it
+  // --- restore: the latest snapshot, then replay the attempts after it. Every attempt is a row; an
+  // attempt with an infrastructure outcome is not an episode: the sampler and the difficulty never saw
+  // it, and the next row retried its key and seed without a draw.
   const rows = await history.episodes(config.id);
-  for (const r of rows) uses.set(r.task_key, (uses.get(r.task_key) ?? 0) + 1);
-  const done = rows.length;
   rows.forEach((r, i) => {
     if (r.idx !== i + 1)
       throw internalError(
@@ -292,17 +341,29 @@ export async function runCurriculum(
         `curriculum run ${config.id}: episode ${i + 1} is missing from the history`,
       );
   });
-  const snap = await history.latestSnapshot(config.id, done);
-  if (snap) state.restore({ ...(snap.snapshot as CurriculumSnapshot), episode: snap.afterEpisode });
-  for (const row of rows.slice(snap?.afterEpisode ?? 0)) {
-    const key = state.nextKey(filter);
+  const retried = (i: number) => i > 0 && isInfraRow(rows[i - 1]);
+  rows.forEach((r, i) => {
+    if (!retried(i)) uses.set(r.task_key, (uses.get(r.task_key) ?? 0) + 1);
+  });
+  const done = rows.filter((r) => !isInfraRow(r)).length;
+  const snap = await history.latestSnapshot(config.id, rows.length);
+  if (snap) {
+    const saved = snap.snapshot as CurriculumSnapshot;
+    state.restore({
+      ...saved,
+      episode: Number.isInteger(saved?.episode) ? saved.episode : snap.afterEpisode,
+    });
+  }
+  for (let i = snap?.afterEpisode ?? 0; i < rows.length; i++) {
+    const row = rows[i];
+    const key = retried(i) ? keyOfRow(rows[i - 1]) : state.nextKey(filter);
     if (taskKeyId(key) !== row.task_key) {
       throw internalError(
         "curriculum_history_diverged",
         `curriculum run ${config.id}: replaying episode ${row.idx} drew ${taskKeyId(key)}, the history says ${row.task_key}`,
       );
     }
-    state.record(key, row.passed === 1, JSON.parse(row.process));
+    if (!isInfraRow(row)) state.record(key, row.passed === 1, JSON.parse(row.process));
   }
 
   const evaluated = new Set(
@@ -348,30 +409,45 @@ export async function runCurriculum(
 
   let ranNow = 0;
   let interrupted = false;
-  for (let index = done + 1; index <= config.episodes; index++) {
+  let episode = done;
+  let attempt = rows.length;
+  let pending = rows.length && isInfraRow(rows[rows.length - 1]) ? rows[rows.length - 1] : undefined;
+  let infraInARow = 0;
+  const maxInfra = opts.infraAttempts ?? 3;
+  while (episode < config.episodes) {
     if (opts.signal?.aborted) {
       interrupted = true;
       break;
     }
-    const key = state.nextKey(filter);
+    const next = episode + 1;
+    const key = pending ? keyOfRow(pending) : state.nextKey(filter);
     const id = taskKeyId(key);
-    const seed = pooledSeed ? pooledSeed(key) : state.seedFor(key, index);
-    const budget = horizon ? { ...config.budget, maxSteps: horizon(index - 1) } : config.budget;
+    const seed = pending ? pending.seed : pooledSeed ? pooledSeed(key) : state.seedFor(key, next);
+    const budget = horizon ? { ...config.budget, maxSteps: horizon(next - 1) } : config.budget;
     const variant = state.variantOf(key);
+    attempt++;
     const [spec] = plannedSpecs([{ key, ...(variant !== undefined ? { variant } : {}), seed }], {
       experimentId: config.id,
       agent: resolved.ref,
       budget,
       split: "dynamic",
-      firstIndex: index,
+      firstIndex: attempt,
     });
     const [record] = await runSpecs([spec], { ...common, experiment });
+    if (!record) {
+      interrupted = true;
+      break;
+    }
+    const infra = isInfraOutcome(record.outcome);
     const passed = record.outcome === "passed";
     const process = summarizeProcess(record.initial, record.steps);
-    state.record(key, passed, process);
+    if (!infra) {
+      state.record(key, passed, process);
+      episode++;
+    }
     const row: CurriculumEpisodesTable = {
       run_id: config.id,
-      idx: index,
+      idx: attempt,
       task_key: id,
       world: key.world,
       variant_id: key.variant ?? null,
@@ -385,16 +461,29 @@ export async function runCurriculum(
       process: JSON.stringify(process),
       generation: JSON.stringify(generationOf(record, gym.world(key.world).verifier)),
     };
-    const snapshotDue = index % config.snapshotEvery === 0 || index === config.episodes;
+    const snapshotDue = !infra && (episode % config.snapshotEvery === 0 || episode === config.episodes);
     await history.saveEpisode(row, snapshotDue ? state.snapshot() : undefined);
+    if (infra) {
+      // retried: the same key and seed, without a draw; the run stops after `infraAttempts` in a row
+      pending = row;
+      infraInARow++;
+      opts.onInfra?.(attemptOf(row, next));
+      if (infraInARow >= maxInfra) {
+        interrupted = true;
+        break;
+      }
+      continue;
+    }
+    pending = undefined;
+    infraInARow = 0;
     ranNow++;
-    opts.onEpisode?.(episodeOf(row));
-    if (index % config.evalEvery === 0 && !(await evaluate(index))) {
+    opts.onEpisode?.(episodeOf(row, episode));
+    if (episode % config.evalEvery === 0 && !(await evaluate(episode))) {
       interrupted = true;
       break;
     }
   }
-  const finished = !interrupted && (await history.episodes(config.id)).length >= config.episodes;
+  const finished = !interrupted && episode >= config.episodes;
   const status = finished ? "completed" : "interrupted";
   await history.setStatus(config.id, status);
   // the run's experiments (its episodes, its evaluations) end with the run's status
@@ -417,7 +506,12 @@ export async function readCurriculum(
       `no curriculum run ${id} in the store (start one with \`proving curriculum run --id ${id}\`)`,
     );
   const config = run.config as unknown as CurriculumRunConfig;
-  const episodes = (await history.episodes(id)).map(episodeOf);
+  const episodes: CurriculumEpisode[] = [];
+  const infra: CurriculumInfraAttempt[] = [];
+  for (const row of await history.episodes(id)) {
+    if (isInfraRow(row)) infra.push(attemptOf(row, episodes.length + 1));
+    else episodes.push(episodeOf(row, episodes.length + 1));
+  }
   const evaluations = await history.evaluations(id);
   const snap = await history.latestSnapshot(id, Number.MAX_SAFE_INTEGER);
   const regression = evaluations.filter((e) => e.split === "regression").map(evaluationOf);
@@ -425,6 +519,7 @@ export async function readCurriculum(
     id,
     strategy: config.strategy,
     episodes,
+    infra,
     regression,
     heldout: evaluations.filter((e) => e.split === "heldout").map(evaluationOf),
     manifest_hash: regression[0]?.manifest_hash ?? "",

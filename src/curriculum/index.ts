@@ -18,6 +18,7 @@ export {
   curriculumWindows,
   difficultyRising,
   duplicateTasks,
+  evaluationPassRate,
   type HealthFinding,
   type HealthOptions,
   processByKey,
@@ -26,6 +27,7 @@ export {
 export {
   type CurriculumEpisode,
   type CurriculumEvaluation,
+  type CurriculumInfraAttempt,
   type CurriculumResult,
   type CurriculumRunConfig,
   type CurriculumRunOptions,

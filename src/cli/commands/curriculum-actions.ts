@@ -94,6 +94,19 @@ export function curriculumJson(r: Omit<CurriculumResult, "ranNow" | "interrupted
       passed: e.passed,
       trial: e.trial,
     })),
+    ...(r.infra.length
+      ? {
+          infra: r.infra.map((e) => ({
+            index: e.index,
+            attempt: e.attempt,
+            family: e.family,
+            difficulty: e.difficulty,
+            seed: e.seed,
+            outcome: e.outcome,
+            trial: e.trial,
+          })),
+        }
+      : {}),
     regression: r.regression.map(({ tasks: _t, ...e }) => e),
     heldout: r.heldout.map(({ tasks: _t, ...e }) => e),
     snapshot: r.snapshot,
@@ -116,11 +129,19 @@ function renderSummary(r: Omit<CurriculumResult, "ranNow" | "interrupted">): str
   const lines = [
     `curriculum ${r.id} (${r.strategy}): ${r.episodes.length} episodes, ${r.episodes.filter((e) => e.passed).length} passed`,
   ];
+  if (r.infra.length)
+    lines.push(
+      `${r.infra.length} infrastructure attempt(s) retried (not episodes; the curriculum never saw them)`,
+    );
   lines.push(`regression manifest ${r.manifest_hash || "(not evaluated yet)"}`);
   for (const e of r.regression)
-    lines.push(`  after episode ${e.after_episode}: regression ${e.passed}/${e.planned}`);
+    lines.push(
+      `  after episode ${e.after_episode}: regression ${e.passed}/${e.planned - (e.infra ?? 0)}${e.infra ? ` (${e.infra} infra, not counted)` : ""}`,
+    );
   for (const e of r.heldout)
-    lines.push(`  after episode ${e.after_episode}: held out ${e.passed}/${e.planned}`);
+    lines.push(
+      `  after episode ${e.after_episode}: held out ${e.passed}/${e.planned - (e.infra ?? 0)}${e.infra ? ` (${e.infra} infra, not counted)` : ""}`,
+    );
   lines.push("share of episodes per family:");
   for (const w of familyShares(r, 50)) {
     const parts = Object.entries(w.share)
