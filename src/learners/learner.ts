@@ -52,6 +52,8 @@ export interface LearnerOptions {
 
 /** A reference learner (`learner.q@1`, `learner.pg@1`): an Agent whose sessions share one policy. */
 export class Learner implements Agent {
+  /** It acts only with the admissible actions given to `act` (`{admissible}`): a runner must pass them. */
+  readonly usesAdmissibleActions = true;
   frozen: boolean;
   private readonly rng: Rng;
 

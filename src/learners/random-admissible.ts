@@ -8,9 +8,10 @@ import type { ActContext } from "./learner.ts";
  * The learners' floor: picks uniformly among the admissible actions (seeded, injected RNG). What a
  * learner's pass rate starts from.
  */
-export function randomAdmissibleAgent(rng: Rng): Agent {
+export function randomAdmissibleAgent(rng: Rng): Agent & { usesAdmissibleActions: true } {
   return {
     id: "random-admissible",
+    usesAdmissibleActions: true,
     start: (): AgentSession => ({
       async act(_observation: Observation, context: ActContext = {}): Promise<AgentAction> {
         const list: readonly AdmissibleAction[] = context.admissible ?? [];
