@@ -1,13 +1,21 @@
-import { z } from "zod";
 import type { Environment, TrialSpec } from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
-import type { JsonObject, JsonValue } from "../core/json.ts";
+import type { JsonValue } from "../core/json.ts";
 import type { Registry, SavedEnvironment, WorldDefinition } from "../core/registry.ts";
-import { HARNESS_STACK_TYPE, Layer, type SavedLayer, type StackState, saveEnvironment } from "./layer.ts";
-import { type Handoff, LINK_ID, LinkLayer, type LinkParams } from "./link-layer.ts";
+import { HARNESS_STACK_TYPE, Layer, type StackState, saveEnvironment } from "./layer.ts";
+import type { LayerDefinition } from "./layer-definition.ts";
+import { linkDefinition } from "./link-definition.ts";
+import type { Handoff } from "./link-layer.ts";
 import type { RuleDefinition } from "./rule.ts";
-import { RuleLayer } from "./rule-layer.ts";
-import { SETUP_REPLAY_ID, SetupLayer, type SetupParams } from "./setup-layer.ts";
+import { ruleLayerDefinition } from "./rule-layer.ts";
+import {
+  readSavedLayerAbove,
+  readStackState,
+  type SavedLayerAbove,
+  savedLayerAboveJson,
+  stackStateJson,
+} from "./saved-stack.ts";
+import { SETUP_REPLAY } from "./setup-layer.ts";
 import { type LayerSpec, readVariant, type VariantSpec, variantId, variantLabel } from "./variant.ts";
 
 /** A variant the runner plans trials for (same shape as the runner's `PlannedVariant`). */
@@ -17,75 +25,54 @@ export interface HarnessPlannedVariant {
   variantId?: string;
 }
 
-const setupSchema = z
-  .object({
-    actions: z
-      .array(
-        z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) }).strict(),
-      )
-      .min(1),
-    disclose: z.boolean().default(true),
-    expect: z.enum(["ok", "any"]).default("ok"),
-  })
-  .strict();
-
-const layerSpecSchema = z
-  .object({ id: z.string().min(1), params: z.record(z.string(), z.unknown()).default({}) })
-  .strict();
-
-const linkSchema = z
-  .object({
-    world: z.string().min(1),
-    family: z.string().min(1),
-    difficulty: z.number().int().min(1).optional(),
-    params: z.record(z.string(), z.unknown()).optional(),
-    handoff: z.string().min(1),
-    layers: z.array(layerSpecSchema).optional(),
-  })
-  .strict();
-
-/** State a layer's registered factory restores from: everything below it, and itself. */
-interface LayerFactoryState {
-  below: StackState;
-  layer: SavedLayer;
-}
-
 /**
- * The harness: a catalog of layers (the rules it is given, `setup.replay@1`, `link@1`) and hand-offs,
- * and everything that turns declarative variants into environments. It registers a state factory for
- * the stack (`harness.stack@1`) and for every layer id in the registry, so a saved stacked variant
- * restores through registered factories. The gym builds one (`createGym`) with its rules and hand-offs.
+ * The harness: a catalog of layer definitions (`setup.replay@1`, `link@1`, the rules it is given) and
+ * hand-offs, and everything that turns declarative variants into environments. Every layer kind
+ * checks, builds, describes and restores itself through one interface (`LayerDefinition`), so the
+ * harness treats them alike. It registers a state factory for the stack (`harness.stack@1`) and for
+ * every layer id in the registry, so a saved stacked variant restores through registered factories.
+ * The gym builds one (`createGym`) with its rules and hand-offs.
  */
 export class Harness {
-  // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
-  private readonly rules = new Map<string, RuleDefinition<any>>();
+  /** Every layer this harness can build, by id: setup and link first, then the rules in order. */
+  private readonly definitions = new Map<string, LayerDefinition>();
+  private readonly ruleIdList: string[] = [];
   private readonly handoffs = new Map<string, Handoff>();
+  private readonly restoreSaved = (saved: SavedEnvironment): Environment => this.registry.restore(saved);
 
   constructor(
     readonly registry: Registry,
     // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
     opts: { rules?: readonly RuleDefinition<any>[]; handoffs?: readonly Handoff[] } = {},
   ) {
+    registry.registerFactory(HARNESS_STACK_TYPE, (state) => this.restoreStack(readStackState(state)));
+    this.define(SETUP_REPLAY);
+    this.define(
+      linkDefinition({
+        world: (id) => this.registry.world(id),
+        handoff: (id, where) => this.handoff(id, where),
+        normalizeLayer: (layer, where, world) => this.normalizeLayer(layer, where, world),
+        build: (variant) => this.build(variant),
+        restore: this.restoreSaved,
+      }),
+    );
     for (const rule of opts.rules ?? []) this.registerRule(rule);
     for (const h of opts.handoffs ?? []) this.registerHandoff(h);
-    registry.registerFactory(HARNESS_STACK_TYPE, (state) =>
-      this.restoreStack(state as unknown as StackState),
-    );
-    registry.registerFactory(SETUP_REPLAY_ID, (state) =>
-      this.restoreLayer(state as unknown as LayerFactoryState),
-    );
-    registry.registerFactory(LINK_ID, (state) => this.restoreLayer(state as unknown as LayerFactoryState));
+  }
+
+  /** Adds a layer definition and the registry factory that restores its saved layers. */
+  private define(def: LayerDefinition): void {
+    this.definitions.set(def.id, def);
+    this.registry.registerFactory(def.id, (state) => this.restoreLayer(readSavedLayerAbove(state)));
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
   registerRule(def: RuleDefinition<any>): void {
     if (!/^rule\.[a-z0-9-]+@\d+$/.test(def.id))
       throw configError("bad_rule_id", `rule ids are rule.<name>@<version>, got ${def.id}`);
-    if (this.rules.has(def.id)) throw configError("duplicate_rule", `two rules have the id ${def.id}`);
-    this.rules.set(def.id, def);
-    this.registry.registerFactory(def.id, (state) =>
-      this.restoreLayer(state as unknown as LayerFactoryState),
-    );
+    if (this.definitions.has(def.id)) throw configError("duplicate_rule", `two rules have the id ${def.id}`);
+    this.ruleIdList.push(def.id);
+    this.define(ruleLayerDefinition(def, this.restoreSaved));
   }
 
   registerHandoff(h: Handoff): void {
@@ -95,15 +82,11 @@ export class Harness {
 
   /** Layer ids this harness can build, with what they do. */
   layers(): { id: string; description: string }[] {
-    return [
-      { id: SETUP_REPLAY_ID, description: "replay a fixed list of actions after reset" },
-      { id: LINK_ID, description: "run a task of another world after this one (hand-off of data)" },
-      ...[...this.rules.values()].map((r) => ({ id: r.id, description: r.description })),
-    ];
+    return [...this.definitions.values()].map((d) => ({ id: d.id, description: d.description }));
   }
 
   ruleIds(): string[] {
-    return [...this.rules.keys()];
+    return [...this.ruleIdList];
   }
 
   handoffIds(): string[] {
@@ -121,45 +104,7 @@ export class Harness {
   }
 
   private normalizeLayer(layer: LayerSpec, where: string, world: string): LayerSpec {
-    const parse = <T>(schema: z.ZodType<T>): T => {
-      const r = schema.safeParse(layer.params);
-      if (!r.success) {
-        const issue = r.error.issues[0];
-        throw configError(
-          "bad_layer_params",
-          `${where} (${layer.id}) params.${issue.path.join(".")}: ${issue.message}`,
-        );
-      }
-      return r.data;
-    };
-    if (layer.id === SETUP_REPLAY_ID)
-      return { id: layer.id, params: parse(setupSchema) as unknown as JsonObject };
-    if (layer.id === LINK_ID) {
-      const p = parse(linkSchema) as LinkParams;
-      const b = this.registry.world(p.world);
-      if (!b.families.some((f) => f.name === p.family)) {
-        throw configError("unknown_family", `${where}: ${b.id} has no family "${p.family}"`);
-      }
-      const handoff = this.handoff(p.handoff, where);
-      if (handoff.from !== world || handoff.to !== b.id) {
-        throw configError(
-          "bad_handoff",
-          `${where}: ${handoff.id} links ${handoff.from} → ${handoff.to}, not ${world} → ${b.id}`,
-        );
-      }
-      const layers = (p.layers ?? []).map((l, i) =>
-        this.normalizeLayer(
-          { id: l.id, params: (l.params ?? {}) as JsonObject },
-          `${where}.params.layers[${i}]`,
-          b.id,
-        ),
-      );
-      return {
-        id: layer.id,
-        params: { ...p, world: b.id, ...(p.layers ? { layers } : {}) } as unknown as JsonObject,
-      };
-    }
-    const def = this.rules.get(layer.id);
+    const def = this.definitions.get(layer.id);
     if (!def) {
       throw configError(
         "unknown_layer",
@@ -168,7 +113,7 @@ export class Harness {
           .join(", ")})`,
       );
     }
-    return { id: layer.id, params: parse(def.params) as JsonObject };
+    return { id: layer.id, params: def.normalize(layer.params, { where, world }) };
   }
 
   private handoff(id: string, where: string): Handoff {
@@ -200,24 +145,9 @@ export class Harness {
 
   /** Wraps `inner` in one (normalized) layer. */
   wrap(inner: Environment, layer: LayerSpec): Layer {
-    if (layer.id === SETUP_REPLAY_ID) return new SetupLayer(inner, layer.params as unknown as SetupParams);
-    if (layer.id === LINK_ID) {
-      const p = layer.params as unknown as LinkParams;
-      return new LinkLayer(inner, p, this.linkDeps(p));
-    }
-    const def = this.rules.get(layer.id);
+    const def = this.definitions.get(layer.id);
     if (!def) throw configError("unknown_layer", `unknown layer "${layer.id}"`);
-    return new RuleLayer(inner, def.create(layer.params), (saved) => this.registry.restore(saved));
-  }
-
-  private linkDeps(p: LinkParams) {
-    const b: WorldDefinition = this.registry.world(p.world);
-    return {
-      b,
-      createB: () => (p.layers?.length ? this.build({ world: b.id, layers: p.layers }) : b.create()),
-      handoff: this.handoff(p.handoff, LINK_ID),
-      restore: (saved: SavedEnvironment) => this.registry.restore(saved),
-    };
+    return def.wrap(inner, layer.params);
   }
 
   // ---------------------------------------------------------------- save and restore
@@ -238,7 +168,7 @@ export class Harness {
     const below: StackState = { env, layers: layers.slice(0, -1) };
     const restored = this.registry.restore({
       type: top.id,
-      state: { below, layer: top } as unknown as JsonValue,
+      state: savedLayerAboveJson({ below, layer: top }),
     });
     if (restored instanceof Layer && this.registry.hasWorld(env.type)) {
       restored.variantId = variantId({
@@ -249,23 +179,15 @@ export class Harness {
     return restored;
   }
 
-  private restoreLayer(state: LayerFactoryState): Environment {
+  private restoreLayer(state: SavedLayerAbove): Environment {
     const { below, layer } = state;
     const inner =
       below.layers.length > 0
-        ? this.registry.restore({ type: HARNESS_STACK_TYPE, state: below as unknown as JsonValue })
+        ? this.registry.restore({ type: HARNESS_STACK_TYPE, state: stackStateJson(below) })
         : this.registry.restore(below.env);
-    if (layer.id === SETUP_REPLAY_ID)
-      return SetupLayer.fromState(inner, layer.params as unknown as SetupParams, layer.state);
-    if (layer.id === LINK_ID) {
-      const p = layer.params as unknown as LinkParams;
-      return LinkLayer.fromState(inner, p, this.linkDeps(p), layer.state);
-    }
-    const def = this.rules.get(layer.id);
+    const def = this.definitions.get(layer.id);
     if (!def) throw configError("unknown_layer", `no rule "${layer.id}" to restore`);
-    return RuleLayer.fromState(inner, def.create(layer.params), layer.state, (saved) =>
-      this.registry.restore(saved),
-    );
+    return def.restore(inner, layer.params, layer.state);
   }
 
   // ---------------------------------------------------------------- the runner's hooks
@@ -283,7 +205,7 @@ export class Harness {
           `variants[${i}] is the same variant as variants[${twin}] (${id})`,
         );
       seen.set(id, i);
-      return { world: spec.world, variant: spec as unknown as JsonValue, variantId: id };
+      return { world: spec.world, variant: spec, variantId: id };
     });
   };
 

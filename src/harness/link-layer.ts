@@ -33,7 +33,7 @@ export type HandoffResult =
   | { ok: false; reason: string };
 
 /** Params of `link@1` (plain JSON, part of the variant id). */
-export interface LinkParams {
+export type LinkParams = {
   /** World B, `name@version`. */
   world: string;
   family: string;
@@ -45,7 +45,7 @@ export interface LinkParams {
   handoff: string;
   /** Layers around world B (a variant of B), innermost first. */
   layers?: { id: string; params?: JsonObject }[];
-}
+};
 
 export interface LinkDeps {
   b: WorldDefinition;
@@ -88,7 +88,7 @@ export class LinkLayer extends Layer {
     readonly params: LinkParams,
     private readonly deps: LinkDeps,
   ) {
-    super(inner, { kind: "link", id: LINK_ID, params: cloneJson(params) as unknown as JsonObject });
+    super(inner, { kind: "link", id: LINK_ID, params: cloneJson(params) });
   }
 
   private static empty(): LinkState {

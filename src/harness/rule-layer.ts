@@ -14,7 +14,15 @@ import { cloneJson, type JsonObject, type JsonValue } from "../core/json.ts";
 import type { SavedEnvironment } from "../core/registry.ts";
 import { frozenCopy } from "./deep-freeze.ts";
 import { Layer, saveEnvironment } from "./layer.ts";
-import { isBlocked, matchesTool, type Rule, type RuleEvent, type RuleState } from "./rule.ts";
+import { type LayerDefinition, parseLayerParams } from "./layer-definition.ts";
+import {
+  isBlocked,
+  matchesTool,
+  type Rule,
+  type RuleDefinition,
+  type RuleEvent,
+  type RuleState,
+} from "./rule.ts";
 import { recordEvent, refusal, ruleState } from "./rule-hooks.ts";
 
 /** Restores a saved environment (the registry's `restore`): rule layers need it for shadow runs. */
@@ -272,4 +280,16 @@ export class RuleLayer extends Layer {
       }
     }
   }
+}
+
+/** A rule of the library as a layer: params checked by the rule's schema, a Rule layer built or restored. */
+// biome-ignore lint/suspicious/noExplicitAny: each definition is typed by its own params schema
+export function ruleLayerDefinition(def: RuleDefinition<any>, restore: Restore): LayerDefinition {
+  return {
+    id: def.id,
+    description: def.description,
+    normalize: (params, site) => parseLayerParams(def.params, params, def.id, site.where),
+    wrap: (inner, params) => new RuleLayer(inner, def.create(params), restore),
+    restore: (inner, params, state) => RuleLayer.fromState(inner, def.create(params), state, restore),
+  };
 }

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type {
   Action,
   Environment,
@@ -9,18 +10,42 @@ import type {
 import { configError } from "../core/errors.ts";
 import { cloneJson, type JsonObject, type JsonValue } from "../core/json.ts";
 import { Layer } from "./layer.ts";
+import { type LayerDefinition, parseLayerParams } from "./layer-definition.ts";
 
 export const SETUP_REPLAY_ID = "setup.replay@1";
 
-/** Params of `setup.replay@1`. */
-export interface SetupParams {
+/** Params of `setup.replay@1` (plain JSON, part of the variant id). */
+export type SetupParams = {
   /** Tool calls replayed, in order, right after reset. */
   actions: { tool: string; args: JsonObject }[];
   /** Tell the agent what was done before it started (in the task context, as `setup`). Default true. */
   disclose?: boolean;
   /** A replayed call must succeed (`ok`), or may fail (`any`). Default `ok`. */
   expect?: "ok" | "any";
-}
+};
+
+const setupSchema = z
+  .object({
+    actions: z
+      .array(
+        z
+          .object({ tool: z.string().min(1), args: z.record(z.string(), z.custom<JsonValue>()).default({}) })
+          .strict(),
+      )
+      .min(1),
+    disclose: z.boolean().default(true),
+    expect: z.enum(["ok", "any"]).default("ok"),
+  })
+  .strict();
+
+/** `setup.replay@1`: its params checked (defaults filled in), a Setup layer built or restored. */
+export const SETUP_REPLAY: LayerDefinition = {
+  id: SETUP_REPLAY_ID,
+  description: "replay a fixed list of actions after reset",
+  normalize: (params, site) => parseLayerParams(setupSchema, params, SETUP_REPLAY_ID, site.where),
+  wrap: (inner, params) => new SetupLayer(inner, params as SetupParams),
+  restore: (inner, params, state) => SetupLayer.fromState(inner, params as SetupParams, state),
+};
 
 interface SetupState {
   steps: ReplayedStep[];
@@ -39,7 +64,7 @@ export class SetupLayer extends Layer {
     inner: Environment,
     readonly params: SetupParams,
   ) {
-    super(inner, { kind: "setup", id: SETUP_REPLAY_ID, params: cloneJson(params) as unknown as JsonObject });
+    super(inner, { kind: "setup", id: SETUP_REPLAY_ID, params: cloneJson(params) });
   }
 
   static fromState(inner: Environment, params: SetupParams, state: JsonValue): SetupLayer {

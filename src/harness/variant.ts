@@ -4,18 +4,18 @@ import { hashJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
 
 /** One layer of a declarative variant: its id and params (plain JSON). */
-export interface LayerSpec {
+export type LayerSpec = {
   id: string;
   params: JsonObject;
-}
+};
 
 /** A declarative variant: a base world and its layers, innermost first (plain JSON or YAML). */
-export interface VariantSpec {
+export type VariantSpec = {
   world: string;
   layers: LayerSpec[];
   /** Display name (not part of the id). */
   name?: string;
-}
+};
 
 const layerSchema = z
   .object({
