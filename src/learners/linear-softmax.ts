@@ -3,9 +3,9 @@
  * (`learner.pg@1`). φ(s, a) are hashed crosses (FNV-1a, `dim` buckets) of each observation feature
  * (and a bias) with the action key, its tool, and each of its argument features; π(a|s) ∝ exp(θ·φ).
  * Sampled while training (a share `eps` of choices uniform, to keep exploring), greedy (argmax,
- * ties: the first) when frozen. After an episode with reward
- * R (1 passed, 0 not), each step t moves θ by lr/|φ| · (γ^(T−1−t) R − b) · (φ(s,a) − E_π φ(s,·)); the
- * baseline b is a running mean of R (rate `beta`).
+ * ties: the first) when frozen. After an episode with reward R (1 passed, 0 not), each step t moves
+ * θ by lr/|φ| · (γ^(T−1−t) R − b) · (φ(s,a) − E_π φ(s,·)), plus an optional entropy bonus
+ * (`entropy`, default 0); the baseline b is a running mean of R (rate `beta`).
  */
 import type { JsonObject } from "../core/json.ts";
 import type { Rng } from "../core/rng.ts";
@@ -22,6 +22,8 @@ export interface PgConfig {
   dim: number;
   /** While training, the share of choices made uniformly among the actions, to keep exploring (default 0.1). */
   eps: number;
+  /** Weight of the entropy bonus in each update (default 0). */
+  entropy?: number;
 }
 
 export const PG_DEFAULTS: PgConfig = { lr: 1, gamma: 0.97, beta: 0.05, dim: 65536, eps: 0.1 };
@@ -109,20 +111,23 @@ export class LinearSoftmax implements LearnerCore {
 
   learn(steps: readonly LearnerStep[], reward: number): void {
     const { lr, gamma, beta } = this.config;
+    const entropyBonus = this.config.entropy ?? 0;
     const T = steps.length;
     steps.forEach((step, t) => {
       const advantage = gamma ** (T - 1 - t) * reward - this.baseline;
-      if (advantage === 0) return;
       const { p, phi } = this.probabilities(step.state, step.options);
       const chosen = step.options.indexOf(step.action);
       const grad = new Map<number, number>();
       const add = (i: number, v: number) => grad.set(i, (grad.get(i) ?? 0) + v);
-      if (chosen >= 0) for (const i of phi[chosen]) add(i, 1);
+      if (chosen >= 0) for (const i of phi[chosen]) add(i, advantage);
+      // the entropy bonus keeps the policy from settling early: d H / d logit_k = −p_k (log p_k + H)
+      const entropy = -p.reduce((h, q) => h + (q > 0 ? q * Math.log(q) : 0), 0);
       phi.forEach((f, k) => {
-        for (const i of f) add(i, -p[k]);
+        const g = -p[k] * advantage - entropyBonus * p[k] * (Math.log(p[k] || 1e-300) + entropy);
+        for (const i of f) add(i, g);
       });
       // the step is shared among the features an action has (about |state| × |parts| of them)
-      const scale = (lr * advantage) / Math.max(1, phi[0]?.length ?? 1);
+      const scale = lr / Math.max(1, phi[0]?.length ?? 1);
       for (const [i, g] of grad) {
         const w = (this.weights[i] ?? 0) + scale * g;
         if (Math.abs(w) < 1e-9) delete this.weights[i];
