@@ -13,6 +13,7 @@ import type { Deadline } from "./deadline.ts";
 import { endOfEpisode } from "./end-of-episode.ts";
 import { agentCopy } from "./episode-info.ts";
 import { classify } from "./outcome.ts";
+import { stepRecord } from "./step-record.ts";
 import type { TrialState } from "./trial-state.ts";
 
 /**
@@ -63,21 +64,10 @@ export function runStepLoop(
         throw classify(err, "world");
       }
       if (deadline.fired) return;
-      const info = result.info;
-      const record: StepRecord = {
-        index: steps.length,
-        action,
-        observation: result.observation,
-        reward: result.reward,
-        terminated: result.terminated,
-        truncated: result.truncated,
-        t: info.now,
-      };
-      if (info.setup) record.setup = true;
-      if (info.layers?.length) record.layers = info.layers;
+      const record = stepRecord(steps.length, action, result);
       if (meta) record.meta = meta;
       steps.push(record);
-      stats.virtualSeconds = info.now;
+      stats.virtualSeconds = record.t;
       onStep?.(record);
       observation = result.observation;
       const end = endOfEpisode(result, env);

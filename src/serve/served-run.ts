@@ -6,7 +6,6 @@ import { newExperimentId } from "../runner/plan.ts";
 import type { ExperimentEntry, RunEnd, TrialRecorder } from "../runner/recorder.ts";
 import { StoreRecorder } from "../runner/store-recorder.ts";
 import type { Store } from "../store/store.ts";
-import type { EpisodeDefaults } from "./episode.ts";
 import { type ServedStart, ServedTrial } from "./served-trial.ts";
 import type { ServeTarget } from "./target.ts";
 
@@ -85,7 +84,8 @@ export class ServedRun {
   static async open(
     opts: ServeRecordOptions,
     target: ServeTarget,
-    defaults: EpisodeDefaults,
+    /** What a bare reset samples from and the step cap (the server's `EpisodeDefaults`). */
+    defaults: { families?: string[]; difficulties?: number[]; maxSteps?: number },
   ): Promise<ServedRun> {
     const recorder = opts.recorder ?? (opts.store ? new StoreRecorder(opts.store, { lease: {} }) : undefined);
     if (!recorder) throw configError("bad_flag", "recording served episodes needs a store or a recorder");

@@ -3,7 +3,6 @@ import type {
   Action,
   Environment,
   Observation,
-  StepRecord,
   StepResult,
   Task,
   TrialRecord,
@@ -15,6 +14,7 @@ import type { TrialEnd } from "../core/trial-end.ts";
 import { checkAfterEnd } from "../runner/after-end.ts";
 import { startProblem } from "../runner/clean-start.ts";
 import type { EndOfEpisode } from "../runner/end-of-episode.ts";
+import { stepRecord } from "../runner/step-record.ts";
 import { finishTrial } from "../runner/trial-record.ts";
 import { recordSetupSteps } from "../runner/trial-start.ts";
 import { newTrialState, type TrialState } from "../runner/trial-state.ts";
@@ -78,20 +78,9 @@ export class ServedTrial {
   /** One step of the client's: the action the world stepped with and its result. */
   step(action: Action, result: StepResult): void {
     const t = this.#t;
-    const info = result.info;
-    const record: StepRecord = {
-      index: t.steps.length,
-      action,
-      observation: result.observation,
-      reward: result.reward,
-      terminated: result.terminated,
-      truncated: result.truncated,
-      t: info.now,
-    };
-    if (info.setup) record.setup = true;
-    if (info.layers?.length) record.layers = info.layers;
+    const record = stepRecord(t.steps.length, action, result);
     t.steps.push(record);
-    t.stats.virtualSeconds = info.now;
+    t.stats.virtualSeconds = record.t;
   }
 
   /** The episode ended (terminated, truncated by the world, or cut by the server's step cap). */

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { firstLine } from "./play.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -25,15 +26,6 @@ function serve(args: string[], env: Record<string, string> = {}): ChildProcess {
     ],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
-}
-
-async function firstLine(child: ChildProcess): Promise<string> {
-  let out = "";
-  for await (const chunk of child.stdout as NodeJS.ReadableStream) {
-    out += String(chunk);
-    if (out.includes("\n")) return out.split("\n")[0];
-  }
-  throw new Error("serve printed nothing");
 }
 
 async function bareReset(url: string, token?: string): Promise<Record<string, unknown>> {

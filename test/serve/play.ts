@@ -1,5 +1,6 @@
 /** Helpers for serve tests: play a scripted policy of device-support against any step function. */
-import type { Observation, TaskObservation } from "../../src/core/contracts.ts";
+import type { ChildProcess } from "node:child_process";
+import type { Action, Agent, Observation, TaskObservation } from "../../src/core/contracts.ts";
 import type { StepEnvelope, WireAction } from "../../src/serve/index.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
 
@@ -43,4 +44,25 @@ export async function eventually(check: () => boolean, limitMs = 20_000, what = 
 export function caseIdOf(first: StepEnvelope): string {
   const obs = first.observation as TaskObservation;
   return String(obs.context.case_id);
+}
+
+/** A scripted agent that plays a recorded action list through the runner (then an unknown tool). */
+export function replaying(actions: Action[]): Agent {
+  return {
+    id: "replay",
+    start: () => {
+      let i = 0;
+      return { act: async () => actions[i++] ?? { tool: "__none__", args: {} } };
+    },
+  };
+}
+
+/** The first line a child process (`proving serve --json`) prints on stdout. */
+export async function firstLine(child: ChildProcess): Promise<string> {
+  let out = "";
+  for await (const chunk of child.stdout as NodeJS.ReadableStream) {
+    out += String(chunk);
+    if (out.includes("\n")) return out.split("\n")[0];
+  }
+  throw new Error("serve printed nothing");
 }

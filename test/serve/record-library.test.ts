@@ -9,25 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ProvingError } from "../../src/core/errors.ts";
-import type { Action, Agent, JsonValue, TrialRecord } from "../../src/core/index.ts";
+import type { Action, JsonValue, TrialRecord } from "../../src/core/index.ts";
 import { defaultGym } from "../../src/gym/index.ts";
 import { MemoryRecorder, replayTrial, runTrial } from "../../src/runner/index.ts";
 import { ServeClient, startServer, worldTarget } from "../../src/serve/index.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/store.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
-import { playPolicy } from "./play.ts";
-
-/** A scripted agent that plays a recorded action list through the runner. */
-function replaying(actions: Action[]): Agent {
-  return {
-    id: "replay",
-    start: () => {
-      let i = 0;
-      return { act: async () => actions[i++] ?? { tool: "__none__", args: {} } };
-    },
-  };
-}
+import { playPolicy, replaying } from "./play.ts";
 
 /** The cautious policy's actions on a task, as the runner plays them (a known-good action list). */
 async function knownGood(family: string, seed: number): Promise<Action[]> {

@@ -13,13 +13,13 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Action, Agent, TrialRecord, TrialSpec } from "../../src/core/contracts.ts";
+import type { TrialRecord, TrialSpec } from "../../src/core/contracts.ts";
 import { runTrial } from "../../src/runner/index.ts";
 import { ServeClient, type StepEnvelope, type WireAction, WsEpisodeClient } from "../../src/serve/index.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Experiment } from "../../src/store/store.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
-import { playPolicy } from "./play.ts";
+import { firstLine, playPolicy, replaying } from "./play.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const EXPERIMENT = "serve-record-test";
@@ -42,26 +42,6 @@ async function output(child: ChildProcess): Promise<{ code: number | null; out: 
   });
   const [code] = await once(child, "exit");
   return { code: code as number | null, out, err };
-}
-
-async function firstLine(child: ChildProcess): Promise<string> {
-  let out = "";
-  for await (const chunk of child.stdout as NodeJS.ReadableStream) {
-    out += String(chunk);
-    if (out.includes("\n")) return out.split("\n")[0];
-  }
-  throw new Error("serve printed nothing");
-}
-
-/** A scripted agent that plays a recorded action list through the runner. */
-function replaying(actions: Action[]): Agent {
-  return {
-    id: "replay",
-    start: () => {
-      let i = 0;
-      return { act: async () => actions[i++] ?? { tool: "__none__", args: {} } };
-    },
-  };
 }
 
 /** Plays a device-support policy, keeping the wire actions it sent. */
