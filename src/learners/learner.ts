@@ -13,9 +13,9 @@ import type {
   AgentSession,
   EpisodeInfo,
   Observation,
-  Outcome,
   TrialRecordSummary,
 } from "../core/contracts.ts";
+import { INFRA_OUTCOMES } from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import { cloneJson, type JsonObject } from "../core/json.ts";
 import { Rng } from "../core/rng.ts";
@@ -143,9 +143,6 @@ export class Learner implements Agent {
   }
 }
 
-/** Outcomes that say nothing about the agent's actions. */
-const NOT_THE_AGENTS: ReadonlySet<Outcome> = new Set(["infra_error", "contaminated", "missing"]);
-
 /** One episode of a learner. */
 export class LearnerSession implements AgentSession {
   private readonly memory = new EpisodeMemory();
@@ -185,7 +182,7 @@ export class LearnerSession implements AgentSession {
   async end(record: TrialRecordSummary): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    if (NOT_THE_AGENTS.has(record.outcome)) return;
+    if (INFRA_OUTCOMES.includes(record.outcome)) return;
     this.learner.learnFromEpisode({ steps: this.steps }, record.outcome === "passed" ? 1 : 0);
   }
 }
