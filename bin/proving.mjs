@@ -17,26 +17,38 @@ const hasFlag =
   process.execArgv.includes(FLAG) || (process.env.NODE_OPTIONS ?? "").split(/\s+/).includes(FLAG);
 const wrapped = process.env.PROVING_WRAPPED === "1" && process.channel !== undefined;
 
-/** The parent of `pid` (Linux: /proc), or undefined where that cannot be read. */
-function parentOf(pid) {
+/** `{comm, ppid}` of a process (Linux: /proc), or undefined where that cannot be read. */
+function processInfo(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    return { comm, ppid: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) };
   } catch {
     return undefined;
   }
 }
 
+const SHELLS = new Set(["sh", "dash", "bash", "ash", "zsh", "ksh"]);
+
 // Started by npm (`npx proving`, `npm exec`, an npm script), this process runs under `sh -c`, and
 // npm passes SIGINT/SIGTERM to that shell only, which dies without passing them on (and SIGKILL
 // reaches npm alone): killing npm by its pid would leave this process running, orphaned. So under
-// npm, end (by SIGTERM, the way `proving serve` shuts down) once the parent or its parent is gone.
+// npm, end (by SIGTERM, the way `proving serve` shuts down) once the process that started it is
+// gone: this process's parent changes, or that of a shell between it and npm. (npm's own parent
+// going away is no reason: `nohup npx proving serve &` outlives its terminal.)
 function endWithNpm(stop) {
   if (process.env.npm_lifecycle_event === undefined) return;
-  const parent = process.ppid;
-  const grandparent = parentOf(parent);
+  const watched = [{ pid: process.pid, parent: process.ppid }];
+  let pid = process.ppid;
+  let up = processInfo(pid);
+  while (up && SHELLS.has(up.comm) && watched.length < 4) {
+    watched.push({ pid, parent: up.ppid });
+    pid = up.ppid;
+    up = processInfo(pid);
+  }
+  const parentOf = (pid) => (pid === process.pid ? process.ppid : processInfo(pid)?.ppid);
   const timer = setInterval(() => {
-    if (process.ppid !== parent || (grandparent !== undefined && parentOf(parent) !== grandparent)) {
+    if (watched.some((w) => parentOf(w.pid) !== w.parent)) {
       clearInterval(timer);
       stop();
     }

@@ -48,22 +48,65 @@ function portOpen(port: number): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Route = "node bin/proving.mjs" | "npm exec proving";
+/**
+ * How the test starts `proving serve`: directly; through npm (npm → `sh -c` → the wrapper); or, like a
+ * package runner that spawns the bin itself, through a launcher (under npm's environment) whose own
+ * parent exits once the server is up.
+ */
+type Route = "node bin/proving.mjs" | "npm exec proving" | "a launcher whose parent exits";
 
-async function killedServe(route: Route, signal: NodeJS.Signals) {
+const LAUNCHER = path.join(project, "launcher.cjs");
+fs.writeFileSync(
+  LAUNCHER,
+  `const { spawn } = require("node:child_process");
+require("node:fs").writeFileSync(process.env.LAUNCH_PIDFILE, String(process.pid));
+const c = spawn(process.execPath, [process.env.LAUNCH_BIN, ...JSON.parse(process.env.LAUNCH_ARGS)], { stdio: "inherit" });
+c.on("exit", () => process.exit(0));
+`,
+);
+
+interface Served {
+  marker: string;
+  port: number;
+  started: ReturnType<typeof spawn>;
+  pidFile: string;
+}
+
+async function startServe(route: Route): Promise<Served> {
   const marker = `lifetime-${crypto.randomUUID()}`;
   const args = ["serve", "--world", "device-support@1", "--host", "127.0.0.1", "--port", "0", "--json"];
   args.push("--token", marker, "--heartbeat-s", "0");
   // a child of `node --test` must not report to the parent test runner; NODE_OPTIONS is left to the wrapper
   const { NODE_TEST_CONTEXT: _, NODE_OPTIONS: __, ...env } = process.env;
+  const pidFile = path.join(project, `${marker}.pid`);
+  const stdio: ["ignore", "pipe", "pipe"] = ["ignore", "pipe", "pipe"];
   const started =
     route === "node bin/proving.mjs"
-      ? spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
-      : spawn("npm", ["exec", "--offline", "--no", "--", "proving", ...args], {
-          cwd: project,
-          env,
-          stdio: ["ignore", "pipe", "pipe"],
-        });
+      ? spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env, stdio })
+      : route === "npm exec proving"
+        ? spawn("npm", ["exec", "--offline", "--no", "--", "proving", ...args], { cwd: project, env, stdio })
+        : // the shell exits once the test writes `${pidFile}.go` (after the server is up)
+          spawn(
+            "sh",
+            [
+              "-c",
+              '"$0" "$1" & while [ ! -e "$2" ]; do sleep 0.1; done',
+              process.execPath,
+              LAUNCHER,
+              `${pidFile}.go`,
+            ],
+            {
+              cwd: REPO_ROOT,
+              env: {
+                ...env,
+                npm_lifecycle_event: "npx",
+                LAUNCH_BIN: BIN,
+                LAUNCH_ARGS: JSON.stringify(args),
+                LAUNCH_PIDFILE: pidFile,
+              },
+              stdio,
+            },
+          );
   let stdout = "";
   let stderr = "";
   started.stdout?.on("data", (d) => {
@@ -72,34 +115,48 @@ async function killedServe(route: Route, signal: NodeJS.Signals) {
   started.stderr?.on("data", (d) => {
     stderr += d;
   });
-  try {
-    for (let i = 0; i < 600 && !stdout.includes("\n"); i++) await sleep(50);
-    assert.ok(stdout.includes("\n"), `serve printed its address (stderr: ${stderr})`);
-    const { url } = JSON.parse(stdout.split("\n")[0]) as { url: string };
-    const port = Number(new URL(url).port);
-    assert.ok(await portOpen(port), "the server listens");
-    assert.ok(pidsWith(marker).length >= 2, "the wrapper runs the CLI in a child");
+  for (let i = 0; i < 600 && !stdout.includes("\n"); i++) await sleep(50);
+  assert.ok(stdout.includes("\n"), `serve printed its address (stderr: ${stderr})`);
+  const { url } = JSON.parse(stdout.split("\n")[0]) as { url: string };
+  const port = Number(new URL(url).port);
+  assert.ok(await portOpen(port), "the server listens");
+  assert.ok(pidsWith(marker).length >= 2, "the wrapper runs the CLI in a child");
+  return { marker, port, started, pidFile };
+}
 
-    assert.ok(started.pid);
-    process.kill(started.pid, signal);
-    let left = pidsWith(marker);
-    let open = true;
-    for (let i = 0; i < 200 && (left.length > 0 || open); i++) {
-      await sleep(50);
-      left = pidsWith(marker);
-      open = await portOpen(port);
+/** Waits (up to 10 s) for the port to close and every process of the server to end. */
+async function assertGone({ marker, port }: Served, what: string): Promise<void> {
+  let left = pidsWith(marker);
+  let open = true;
+  for (let i = 0; i < 200 && (left.length > 0 || open); i++) {
+    await sleep(50);
+    left = pidsWith(marker);
+    open = await portOpen(port);
+  }
+  assert.equal(open, false, `the port is closed after ${what}`);
+  assert.deepEqual(left, [], `no process remains after ${what}`);
+}
+
+function cleanUp({ marker, started, pidFile }: Served): void {
+  started.kill("SIGKILL");
+  const launcher = fs.existsSync(pidFile) ? [Number(fs.readFileSync(pidFile, "utf8"))] : [];
+  for (const pid of [...launcher, ...pidsWith(marker)]) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
     }
-    assert.equal(open, false, `the port is closed after ${signal} to ${route}`);
-    assert.deepEqual(left, [], `no process remains after ${signal} to ${route}`);
+  }
+}
+
+async function killedServe(route: Route, signal: NodeJS.Signals) {
+  const served = await startServe(route);
+  try {
+    assert.ok(served.started.pid);
+    process.kill(served.started.pid, signal);
+    await assertGone(served, `${signal} to ${route}`);
   } finally {
-    started.kill("SIGKILL");
-    for (const pid of pidsWith(marker)) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    cleanUp(served);
   }
 }
 
@@ -116,3 +173,21 @@ for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     killedServe("npm exec proving", signal),
   );
 }
+
+test("under npm's environment, a launcher's parent going away is no reason to stop; the launcher's is", {
+  skip: !fs.existsSync("/proc/self/stat") && "needs /proc",
+}, async () => {
+  const served = await startServe("a launcher whose parent exits");
+  try {
+    const shellExited = new Promise((resolve) => served.started.once("exit", resolve));
+    fs.writeFileSync(`${served.pidFile}.go`, "");
+    await shellExited;
+    await sleep(1500); // the launcher's parent (sh) is gone; the wrapper checks every 250 ms
+    assert.ok(await portOpen(served.port), "the server still listens");
+    const launcher = Number(fs.readFileSync(served.pidFile, "utf8"));
+    process.kill(launcher, "SIGKILL");
+    await assertGone(served, "SIGKILL to the launcher");
+  } finally {
+    cleanUp(served);
+  }
+});
