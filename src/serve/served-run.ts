@@ -60,6 +60,9 @@ export class ServedRun {
   /** Earlier episodes of each (family, difficulty, seed): the next one's `repeat`. */
   readonly #repeats = new Map<string, number>();
   readonly #pending = new Set<Promise<void>>();
+  /** Plans waiting for the next manifest write, and the write under way (one at a time). */
+  #planQueue: { spec: TrialSpec; written: () => void; failed: (err: unknown) => void }[] = [];
+  #planWrite: Promise<void> | undefined;
   #next = 0;
   #planned = 0;
   #recorded = 0;
@@ -163,13 +166,40 @@ export class ServedRun {
       budget: { maxSteps: this.#maxSteps },
     };
     try {
-      await this.#recorder.plan!([spec]);
+      await this.#plan(spec);
     } catch (err) {
       this.#onError(coded(err));
       return undefined;
     }
     this.#planned++;
     return new ServedTrial(spec, target.world, start, (record) => this.#record(record));
+  }
+
+  /**
+   * Writes a spec to the manifest with the others planned meanwhile (a group commit: resets that
+   * arrive while a write is under way, or in the same turn, share the next write and its fsync).
+   */
+  #plan(spec: TrialSpec): Promise<void> {
+    return new Promise<void>((written, failed) => {
+      this.#planQueue.push({ spec, written, failed });
+      this.#planWrite ??= this.#writePlans();
+    });
+  }
+
+  async #writePlans(): Promise<void> {
+    // the resets handled in this turn join the batch
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.#planQueue.length > 0) {
+      const batch = this.#planQueue;
+      this.#planQueue = [];
+      try {
+        await this.#recorder.plan!(batch.map((b) => b.spec));
+        for (const b of batch) b.written();
+      } catch (err) {
+        for (const b of batch) b.failed(err);
+      }
+    }
+    this.#planWrite = undefined;
   }
 
   #record(record: Promise<TrialRecord>): void {

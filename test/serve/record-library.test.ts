@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ProvingError } from "../../src/core/errors.ts";
-import type { Action, JsonValue, TrialRecord } from "../../src/core/index.ts";
+import type { Action, JsonValue, TrialRecord, TrialSpec } from "../../src/core/index.ts";
 import { defaultGym } from "../../src/gym/index.ts";
 import { MemoryRecorder, replayTrial, runTrial } from "../../src/runner/index.ts";
 import { ServeClient, startServer, worldTarget } from "../../src/serve/index.ts";
@@ -180,6 +180,63 @@ describe("startServer({record})", () => {
     assert.equal(manifest.length, 2, "both episodes were planned");
     for (const spec of manifest)
       assert.equal(await store.getTrial(spec.id), undefined, "missing, not made up");
+  });
+
+  test("resets that arrive together are planned together: every one in the manifest, each its own index", async () => {
+    const server = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      record: { store, experimentId: "serve-burst" },
+    });
+    const client = new ServeClient(server.url);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => client.reset({ family: "denied", difficulty: 1, seed: i % 3 })),
+    );
+    await server.close();
+    const manifest = await store.getManifest("serve-burst");
+    assert.deepEqual(
+      manifest.map((s) => s.index),
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+    assert.equal(new Set(manifest.map((s) => s.id)).size, 12);
+    assert.deepEqual(
+      manifest.filter((s) => s.seed === 0).map((s) => s.repeat),
+      [0, 1, 2, 3],
+    );
+    assert.equal((await store.getExperiment("serve-burst"))?.status, "interrupted", "none of them ended");
+  });
+
+  test("a plan that cannot be written is reported; the episode is served, unrecorded", async () => {
+    const failing = new Proxy(store, {
+      get(target, key, receiver) {
+        // the run opens (its empty manifest is written); the plans of its episodes are not
+        if (key === "writeManifest")
+          return async (id: string, specs: readonly TrialSpec[]) =>
+            specs.length ? Promise.reject(new Error("read-only")) : target.writeManifest(id, specs);
+        const v = Reflect.get(target, key, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    }) as Store;
+    const errors: ProvingError[] = [];
+    const server = await startServer({
+      target: worldTarget(deviceSupport),
+      port: 0,
+      heartbeatMs: 0,
+      record: { store: failing, experimentId: "serve-no-plan", onError: (e) => errors.push(e) },
+    });
+    const client = new ServeClient(server.url);
+    const first = await client.reset({ family: "denied", difficulty: 1, seed: 7 });
+    const id = String(first.metadata.episode_id);
+    const { last } = await playPolicy("cautious", first, (a) => client.step(id, a));
+    assert.equal(last.done, true);
+    await server.close();
+    assert.deepEqual(
+      errors.map((e) => e.code),
+      ["store_failed"],
+    );
+    assert.deepEqual(server.recordCounts(), { planned: 0, recorded: 0 });
+    assert.equal((await store.getExperiment("serve-no-plan"))?.status, "completed", "0 of 0 planned");
   });
 
   test("a recorder without a store: the port's memory recorder gets the records", async () => {
