@@ -9,10 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ProvingError } from "../../src/core/errors.ts";
-import type { Action, JsonValue, TrialRecord, TrialSpec } from "../../src/core/index.ts";
+import type { Action, Environment, JsonValue, TrialRecord, TrialSpec } from "../../src/core/index.ts";
 import { defaultGym } from "../../src/gym/index.ts";
 import { MemoryRecorder, replayTrial, runTrial } from "../../src/runner/index.ts";
-import { ServeClient, startServer, worldTarget } from "../../src/serve/index.ts";
+import { ServeClient, type ServeTarget, startServer, worldTarget } from "../../src/serve/index.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/store.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
@@ -237,6 +237,48 @@ describe("startServer({record})", () => {
     );
     assert.deepEqual(server.recordCounts(), { planned: 0, recorded: 0 });
     assert.equal((await store.getExperiment("serve-no-plan"))?.status, "completed", "0 of 0 planned");
+  });
+
+  test("a step that passes its timeout or throws ends the episode as the runner ends such a trial", async () => {
+    let mode: "hang" | "throw" = "hang";
+    const target: ServeTarget = {
+      ...worldTarget(deviceSupport),
+      create(): Environment {
+        const env = deviceSupport.create();
+        env.step =
+          mode === "hang" ? () => new Promise(() => {}) : async () => Promise.reject(new Error("boom"));
+        return env;
+      },
+    };
+    const server = await startServer({
+      target,
+      port: 0,
+      heartbeatMs: 0,
+      record: { store, experimentId: "serve-broken" },
+    });
+    const post = (route: string, body: unknown) =>
+      fetch(`${server.url}${route}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then(async (r) => (await r.json()) as { metadata: { episode_id: string } });
+    const action = { tool: "get_case", args: { case_id: "C-1" } };
+    for (const m of ["hang", "throw"] as const) {
+      mode = m;
+      const reset = await post("/reset", { family: "denied", difficulty: 1, seed: 1 });
+      await post("/step", { episode_id: reset.metadata.episode_id, action, timeout_s: 0.05 });
+    }
+    await server.close();
+    const records = await Promise.all(
+      (await store.getManifest("serve-broken")).map(async (spec) => (await store.getTrial(spec.id))!),
+    );
+    assert.deepEqual(
+      records.map((r) => [r.outcome, r.reason, r.fault ?? null, r.verdict !== undefined]),
+      [
+        ["timeout", "wall-clock timeout during step()", null, true],
+        ["infra_error", "world crashed: boom", "world", false],
+      ],
+    );
   });
 
   test("a recorder without a store: the port's memory recorder gets the records", async () => {
