@@ -302,6 +302,18 @@ describe("startServer({record})", () => {
     assert.equal(server.recordCounts()?.recorded, 1);
   });
 
+  test("an experiment id that is stored already is refused before the server starts", async () => {
+    await assert.rejects(
+      startServer({
+        target: worldTarget(deviceSupport),
+        port: 0,
+        heartbeatMs: 0,
+        record: { store, experimentId: "serve-cap" },
+      }),
+      (err: ProvingError) => err.code === "experiment_exists",
+    );
+  });
+
   test("without record nothing is recorded", async () => {
     const server = await startServer({ target: worldTarget(deviceSupport), port: 0, heartbeatMs: 0 });
     assert.equal(server.experimentId, undefined);
