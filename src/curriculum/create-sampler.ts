@@ -12,8 +12,12 @@ import { UniformSampler } from "./uniform-sampler.ts";
 export const STRATEGIES = ["uniform", "target-band", "learnability", "plr", "learning-progress"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
-/** The default strategy: prioritized level replay (it follows failures; staleness keeps coverage). */
-export const DEFAULT_STRATEGY: Strategy = "plr";
+/**
+ * The default strategy: learnability (SFL), p(1 − p). It puts the budget where the agent is learnable
+ * (neither never nor always passed); PLR's 1 − p̂ chases what the agent can never pass (docs/curriculum.md
+ * has the measurements).
+ */
+export const DEFAULT_STRATEGY: Strategy = "learnability";
 
 /**
  * A sampler by strategy name; `options` are the strategy's own (see each class), passed through.

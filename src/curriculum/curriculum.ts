@@ -25,7 +25,7 @@ import { buildTaskSpace, familyOf, type TaskSpace } from "./task-space.ts";
 /** How a curriculum is set up: the split file and the strategy, seed and difficulty adjustment. */
 export interface CurriculumOptions {
   split: SplitFile;
-  /** Default `plr` (DEFAULT_STRATEGY). */
+  /** Default `learnability` (DEFAULT_STRATEGY). */
   strategy?: string;
   strategyOptions?: JsonObject;
   /** Seed of the sampler's stream and of the generated tasks' seeds (default 1). */
@@ -71,6 +71,8 @@ export interface CurriculumSnapshot {
   difficulty: DifficultyState | null;
   /** Process signals summed per task key id (keys with feedback only). */
   process?: Record<string, ProcessSummary>;
+  /** The highest difficulty each family (`world/family`) has passed (families with a pass only). */
+  passedUpTo?: Record<string, number>;
 }
 
 /** A dynamic episode's seed: far from the small seeds splits list, and never a frozen task's seed. */
@@ -101,12 +103,15 @@ export class Curriculum {
   readonly #variants = new Map<string, JsonValue>();
   readonly #frozen: ReadonlySet<string>;
   readonly #families: string[];
-  /** Each key's family's current level (by key index), valid while the controller's revision is `#levelsAt`. */
+  /** The highest level each key's family has unlocked (by key index), valid while the controller's revision is `#levelsAt`. */
   readonly #levelOfKey: Float64Array;
   #levelsAt = -1;
   #episode = 0;
   #tracker = new ProcessTracker();
   #process = new Map<string, ProcessSummary>();
+  /** The highest difficulty each family has passed: the level above it is unlocked. */
+  #passedUpTo = new Map<string, number>();
+  #passedRevision = 0;
 
   constructor(gym: GymWorlds, opts: CurriculumOptions) {
     this.#gym = gym;
@@ -151,17 +156,19 @@ export class Curriculum {
   }
 
   /**
-   * The next key: a sampler draw among the keys at their family's current difficulty (all keys
-   * without difficulty adjustment), narrowed by `filter` — or, when no key of the filter is at its
-   * family's level, among all the filter's keys. Advances the episode count.
+   * The next key: a sampler draw among the keys its family's difficulty has unlocked — every level up
+   * to one above the family's current difficulty or its highest passed one, whichever is higher (all
+   * keys without difficulty adjustment) — narrowed by
+   * `filter`, or, when no unlocked key passes the filter, among all the filter's keys. The sampler
+   * ranks difficulties too: a family's mastered levels, its learnable level and the next one up are all
+   * in its reach. Advances the episode count.
    */
   nextKey(filter?: (key: TaskKey, i: number) => boolean): TaskKey {
     const c = this.controller;
-    const levels = c ? this.#currentLevels(c) : undefined;
+    const reach = c ? this.#currentReach(c) : undefined;
     const eligible =
-      levels || filter
-        ? (key: TaskKey, i: number) =>
-            (!levels || levels[i] === key.difficulty) && (!filter || filter(key, i))
+      reach || filter
+        ? (key: TaskKey, i: number) => (!reach || key.difficulty <= reach[i]) && (!filter || filter(key, i))
         : undefined;
     let key: TaskKey;
     try {
@@ -175,14 +182,23 @@ export class Curriculum {
     return key;
   }
 
-  /** Each key's family's level, looked up again only after the controller changed a level. */
-  #currentLevels(c: DifficultyController): Float64Array {
-    if (this.#levelsAt !== c.revision) {
+  /**
+   * The highest difficulty each key's family has unlocked (one level above its current one, or its
+   * top level), looked up again only after the controller changed a level.
+   */
+  #currentReach(c: DifficultyController): Float64Array {
+    const revision = c.revision + this.#passedRevision;
+    if (this.#levelsAt !== revision) {
       const byFamily = c.levels();
       this.#families.forEach((f, i) => {
-        this.#levelOfKey[i] = byFamily[f] ?? c.level(f);
+        const level = Math.max(byFamily[f] ?? c.level(f), this.#passedUpTo.get(f) ?? 0);
+        const levels = this.space.levels[f] ?? [level];
+        this.#levelOfKey[i] = levels.reduce(
+          (up, d) => (d > level && (up === level || d < up) ? d : up),
+          level,
+        );
       });
-      this.#levelsAt = c.revision;
+      this.#levelsAt = revision;
     }
     return this.#levelOfKey;
   }
@@ -270,11 +286,18 @@ export class Curriculum {
   /** Both feedbacks of one finished episode: the distribution and its family's difficulty. */
   record(key: TaskKey, passed: boolean, process: ProcessSummary): DifficultyChange | undefined {
     this.updateDistribution({ key, passed, process });
+    if (passed) this.#passed(familyOf(key), key.difficulty);
     return this.adjustDifficulty({
       family: familyOf(key),
       difficulty: key.difficulty,
       score: passed ? 1 : 0,
     })[0];
+  }
+
+  #passed(family: string, difficulty: number): void {
+    if (difficulty <= (this.#passedUpTo.get(family) ?? 0)) return;
+    this.#passedUpTo.set(family, difficulty);
+    this.#passedRevision++;
   }
 
   /** Process signals summed per task key id. */
@@ -289,6 +312,7 @@ export class Curriculum {
       sampler: this.sampler.snapshot(),
       difficulty: this.controller?.snapshot() ?? null,
       process: this.processByKey(),
+      passedUpTo: Object.fromEntries(this.#passedUpTo),
     };
   }
 
@@ -301,6 +325,8 @@ export class Curriculum {
     this.#episode = snapshot.episode;
     this.#process = new Map(Object.entries(snapshot.process ?? {}).map(([k, v]) => [k, { ...v }]));
     this.#tracker = new ProcessTracker();
+    this.#passedUpTo = new Map(Object.entries(snapshot.passedUpTo ?? {}));
+    this.#passedRevision++;
   }
 }
 

@@ -6,17 +6,19 @@ export interface LearnabilityOptions extends BaseSamplerOptions {
   prior?: number;
   /** Size of the top-learnability buffer (default 8). */
   topK?: number;
-  /** Share of draws that are uniform over all eligible keys (default 0.2). */
+  /** Share of draws that are uniform over all eligible keys (default 0.1). */
   uniformMix?: number;
 }
 
 /**
  * Learnability, Sampling For Learnability (Rutherford et al. 2024, "No Regrets: Investigating and
  * Improving Regret Approximations for Curriculum Discovery"; after Tzannetos et al. 2023): for a
- * success/failure task, L = p(1 − p), p the key's mean recent score (the prior for an unseen key).
- * The k keys of highest L (ties: key order) form a buffer; P(i) = (1 − ε)·[i ∈ top-k]/k + ε/n over the
- * n eligible keys. Defaults: prior 0.5, k = 8, ε = 0.2. A key the agent always passes or always fails
- * has L = 0: there is nothing to learn from it.
+ * success/failure task, L = p(1 − p), p the key's mean score over its last `window` (32) results (the
+ * prior for an unseen key).
+ * The k eligible keys of highest L > 0 (ties: key order) form a buffer; P(i) = (1 − ε)·L_i/ΣL_buffer
+ * ·[i ∈ buffer] + ε/n over the n eligible keys (uniform when no key has L > 0). Defaults: prior 0.5,
+ * k = 8, ε = 0.1. A key the agent always passes or always fails has L = 0: there is nothing to learn
+ * from it, and it gets only the uniform share.
  */
 export class LearnabilitySampler extends BaseSampler {
   readonly strategy = "learnability";
@@ -25,10 +27,12 @@ export class LearnabilitySampler extends BaseSampler {
   readonly uniformMix: number;
 
   constructor(opts: LearnabilityOptions) {
-    super(opts);
+    // a longer memory than the other strategies: over 10 results a key passed half the time reads as
+    // never passed about once in 500 windows, and a key at L = 0 is left to the uniform share
+    super({ ...opts, window: opts.window ?? 32 });
     this.prior = opts.prior ?? 0.5;
     this.topK = opts.topK ?? 8;
-    this.uniformMix = opts.uniformMix ?? 0.2;
+    this.uniformMix = opts.uniformMix ?? 0.1;
     if (!(this.topK >= 1)) throw configError("bad_sampler_option", "topK must be >= 1");
     if (!(this.uniformMix >= 0 && this.uniformMix <= 1))
       throw configError("bad_sampler_option", "uniformMix must be in [0, 1]");
@@ -41,16 +45,25 @@ export class LearnabilitySampler extends BaseSampler {
 
   protected weights(mask: Uint8Array): Float64Array {
     const eligible: number[] = [];
-    for (let i = 0; i < mask.length; i++) if (mask[i]) eligible.push(i);
+    const learnable: number[] = [];
+    const l = new Float64Array(mask.length);
+    for (let i = 0; i < mask.length; i++) {
+      if (!mask[i]) continue;
+      eligible.push(i);
+      l[i] = this.learnability(i);
+      if (l[i] > 0) learnable.push(i);
+    }
     const n = eligible.length;
     const w = new Float64Array(mask.length);
     if (n === 0) return w;
-    const l = new Float64Array(mask.length);
-    for (const i of eligible) l[i] = this.learnability(i);
-    const top = topIndices(eligible, l, Math.min(this.topK, n));
-    const eps = this.uniformMix;
+    // the buffer holds only keys with something to learn (L > 0): a key always or never passed is not
+    // in it, however few keys are eligible; nothing learnable: uniform
+    const top = topIndices(learnable, l, Math.min(this.topK, learnable.length));
+    const eps = top.length ? this.uniformMix : 1;
+    let total = 0;
+    for (const i of top) total += l[i];
     for (const i of eligible) w[i] = eps / n;
-    for (const i of top) w[i] += (1 - eps) / top.length;
+    for (const i of top) w[i] += ((1 - eps) * l[i]) / total;
     return w;
   }
 }

@@ -64,7 +64,7 @@ function episodesStored(id: string): number {
 test("killed with SIGKILL mid-run, the run resumes with the same continuation as an uninterrupted one", async () => {
   const clean = parseJson<CurriculumRunJson>(await runCli(args("clean")));
   assert.equal(clean.episodes.length, 36);
-  assert.equal(clean.strategy, "plr");
+  assert.equal(clean.strategy, "learnability");
   for (const e of clean.episodes) {
     for (const k of ["index", "world", "family", "difficulty", "split", "seed", "outcome", "passed"])
       assert.ok(k in e, k);
