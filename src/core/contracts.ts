@@ -280,13 +280,28 @@ export interface EpisodeInfo {
   samplingSeed: number;
 }
 
+/** What a session is given with each observation besides it, when its agent asks for it. */
+export interface ActContext {
+  /**
+   * The environment's admissible actions now (a copy), given when the agent declares
+   * `usesAdmissibleActions`: fully specified calls built only from what the observations showed.
+   */
+  admissible?: readonly AdmissibleAction[];
+}
+
 export interface AgentSession {
-  act(observation: Observation): Promise<AgentAction>;
+  act(observation: Observation, context?: ActContext): Promise<AgentAction>;
   end?(record: TrialRecordSummary): Promise<void>;
 }
 
 export interface Agent {
   readonly id: string;
+  /**
+   * The agent chooses among the environment's admissible actions: the runner passes the current list
+   * to `act` (`context.admissible`). A trial whose environment declares none ends `infra_error`
+   * (fault: config) before the agent acts.
+   */
+  readonly usesAdmissibleActions?: boolean;
   start(episode: EpisodeInfo): AgentSession | Promise<AgentSession>;
 }
 

@@ -1,6 +1,8 @@
 import { inspectionOf } from "../core/capabilities.ts";
 import type {
   Action,
+  AdmissibleAction,
+  AdmissibleActions,
   Delivery,
   Environment,
   EnvironmentCapabilities,
@@ -52,12 +54,14 @@ export function saveEnvironment(env: Environment): SavedEnvironment {
  * `evaluate()` reaches the base world's frozen verifier through the inner environment. Setup and
  * Rule layers never override it; only a Link combines the verdicts of its two worlds (an AND).
  */
-export abstract class Layer implements Environment, Inspection, Delivery, TimeControl, SetupSteps {
+export abstract class Layer
+  implements Environment, Inspection, Delivery, TimeControl, SetupSteps, AdmissibleActions
+{
   /** Set on the outermost layer of a built variant: its id is the variant id. */
   variantId: string | undefined;
   /**
-   * A layer always takes deliveries and reports setup steps; it offers inspection and time control
-   * exactly when the environment it wraps does (it forwards them inward).
+   * A layer always takes deliveries and reports setup steps; it offers inspection, time control and
+   * admissible actions exactly when the environment it wraps does (it forwards them inward).
    */
   readonly capabilities: EnvironmentCapabilities;
   /** The last observation the agent received through this layer. */
@@ -75,7 +79,31 @@ export abstract class Layer implements Environment, Inspection, Delivery, TimeCo
       setup: this,
       ...(inside.inspection ? { inspection: this } : {}),
       ...(inside.timeControl ? { timeControl: this } : {}),
+      ...(inside.admissible ? { admissible: this } : {}),
     };
+  }
+
+  /**
+   * The wrapped environment's admissible actions, less the calls of tools this layer does not show
+   * the agent (a disabled, hidden tool). What a layer does to a call it lets through (a fault) is
+   * its consequence, not a reason to leave the call out.
+   */
+  admissibleActions(): AdmissibleAction[] {
+    const list = this.admissibleInner()?.admissibleActions() ?? [];
+    const shown = this.tools();
+    if (!shown) return list;
+    const names = new Set(shown.map((t) => t.name));
+    return list.filter((a) => names.has(a.tool));
+  }
+
+  canonicalAction(action: { tool: string; args: JsonObject }): AdmissibleAction {
+    const inner = this.admissibleInner();
+    return inner?.canonicalAction ? inner.canonicalAction(action) : { tool: action.tool, args: action.args };
+  }
+
+  /** Where the admissible actions come from: the wrapped environment (a Link: the current stage's). */
+  protected admissibleInner(): AdmissibleActions | undefined {
+    return this.inner.capabilities.admissible;
   }
 
   get spec(): EnvSpec {

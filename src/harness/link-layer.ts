@@ -1,5 +1,6 @@
 import type {
   Action,
+  AdmissibleActions,
   Environment,
   EnvSpec,
   Observation,
@@ -290,5 +291,9 @@ export class LinkLayer extends Layer {
   /** Time control of the part being played (B once it started). */
   protected override timeControl() {
     return (this.envB ?? this.inner).capabilities.timeControl;
+  }
+  /** Stage A's admissible actions, then stage B's once the hand-off built it. */
+  protected override admissibleInner(): AdmissibleActions | undefined {
+    return (this.envB ?? this.inner).capabilities.admissible;
   }
 }

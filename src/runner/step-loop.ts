@@ -1,4 +1,5 @@
 import type {
+  AdmissibleAction,
   AgentAction,
   AgentSession,
   Environment,
@@ -6,6 +7,7 @@ import type {
   StepRecord,
   StepResult,
 } from "../core/contracts.ts";
+import { cloneJson } from "../core/json.ts";
 import { TrialEnd } from "../core/trial-end.ts";
 import { toAction } from "./agent-action.ts";
 import { chargeUsage, exhaustedBudget } from "./budget.ts";
@@ -21,6 +23,9 @@ import type { TrialState } from "./trial-state.ts";
  * recorded (and handed to `onStep`), until the episode ends (the verdict decides the outcome) or a
  * budget, the deadline, a bad action or a crash ends the trial first (a `TrialEnd` is thrown).
  *
+ * An agent that chooses among admissible actions (`withAdmissible`) is given the environment's current
+ * list (a copy) with each observation.
+ *
  * The loop is guarded by the deadline once, not per call: `act()` and `step()` are awaited as they
  * are (no wrapper promise per call). Once the deadline fired, the loop, should a late call resume it,
  * stops before touching anything.
@@ -32,6 +37,7 @@ export function runStepLoop(
   initial: Observation,
   deadline: Deadline,
   onStep: ((step: StepRecord) => void) | undefined,
+  withAdmissible = false,
 ): Promise<void> {
   let during = "act()";
   const loop = async (): Promise<void> => {
@@ -46,7 +52,9 @@ export function runStepLoop(
       during = "act()";
       let returned: AgentAction;
       try {
-        returned = await session.act(agentCopy(observation));
+        returned = withAdmissible
+          ? await session.act(agentCopy(observation), { admissible: admissibleNow(env) })
+          : await session.act(agentCopy(observation));
       } catch (err) {
         if (deadline.fired) return;
         throw classify(err, "agent");
@@ -81,4 +89,23 @@ export function runStepLoop(
     }
   };
   return deadline.guard(loop(), () => during);
+}
+
+/** The environment's admissible actions now, as a copy the agent may keep or change. */
+function admissibleNow(env: Environment): AdmissibleAction[] {
+  const admissible = env.capabilities.admissible;
+  if (!admissible) {
+    throw new TrialEnd(
+      "infra_error",
+      `the agent chooses among admissible actions, but ${env.spec.id} declares none`,
+      "config",
+    );
+  }
+  let list: AdmissibleAction[];
+  try {
+    list = admissible.admissibleActions();
+  } catch (err) {
+    throw classify(err, "world");
+  }
+  return cloneJson(list);
 }

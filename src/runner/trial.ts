@@ -37,7 +37,15 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
       throw err;
     });
     t.session = session;
-    await runStepLoop(t, session, start.env, start.initial, deadline, deps.onStep);
+    await runStepLoop(
+      t,
+      session,
+      start.env,
+      start.initial,
+      deadline,
+      deps.onStep,
+      deps.agent.usesAdmissibleActions === true,
+    );
   } catch (err) {
     const end = err instanceof TrialEnd ? err : classify(err, "world");
     t.outcome = end.outcome;
