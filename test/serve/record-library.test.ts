@@ -12,7 +12,13 @@ import type { ProvingError } from "../../src/core/errors.ts";
 import type { Action, Environment, JsonValue, TrialRecord, TrialSpec } from "../../src/core/index.ts";
 import { defaultGym } from "../../src/gym/index.ts";
 import { MemoryRecorder, replayTrial, runTrial } from "../../src/runner/index.ts";
-import { ServeClient, type ServeTarget, startServer, worldTarget } from "../../src/serve/index.ts";
+import {
+  ServeClient,
+  type ServeRecordOptions,
+  type ServeTarget,
+  startServer,
+  worldTarget,
+} from "../../src/serve/index.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Store } from "../../src/store/store.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
@@ -50,6 +56,29 @@ async function assertRunnerHash(record: TrialRecord): Promise<void> {
   assert.equal(again.trajectoryHash, record.trajectoryHash);
 }
 
+/** The store with some of its methods replaced (a store that fails). */
+function storeWith(store: Store, overrides: Partial<Store>): Store {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key in overrides) return overrides[key as keyof Store];
+      const v = Reflect.get(target, key, receiver);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+/** A server of device-support@1 that records as told. */
+function recordingServer(record: ServeRecordOptions, extra: { maxSteps?: number } = {}) {
+  return startServer({ target: worldTarget(deviceSupport), port: 0, heartbeatMs: 0, record, ...extra });
+}
+
+/** Plays the cautious policy on a `denied` task of the server to the episode's end. */
+async function playDenied(client: ServeClient, seed: number) {
+  const first = await client.reset({ family: "denied", difficulty: 1, seed });
+  const id = String(first.metadata.episode_id);
+  return playPolicy("cautious", first, (a) => client.step(id, a));
+}
+
 describe("startServer({record})", () => {
   let dir: string;
   let store: Store;
@@ -63,17 +92,8 @@ describe("startServer({record})", () => {
   });
 
   test("the step cap cuts an episode: budget_exhausted, as the runner ends one with that budget", async () => {
-    const server = await startServer({
-      target: worldTarget(deviceSupport),
-      port: 0,
-      heartbeatMs: 0,
-      maxSteps: 2,
-      record: { store, experimentId: "serve-cap" },
-    });
-    const client = new ServeClient(server.url);
-    const first = await client.reset({ family: "denied", difficulty: 1, seed: 3 });
-    const id = String(first.metadata.episode_id);
-    const { last } = await playPolicy("cautious", first, (a) => client.step(id, a));
+    const server = await recordingServer({ store, experimentId: "serve-cap" }, { maxSteps: 2 });
+    const { last } = await playDenied(new ServeClient(server.url), 3);
     assert.equal(last.metadata.truncated_by, "max_steps");
     await server.close();
     const [spec] = await store.getManifest("serve-cap");
@@ -87,12 +107,7 @@ describe("startServer({record})", () => {
   });
 
   test("an episode created over MCP (openenv/session/create) is a serve:mcp trial", async () => {
-    const server = await startServer({
-      target: worldTarget(deviceSupport),
-      port: 0,
-      heartbeatMs: 0,
-      record: { store, experimentId: "serve-mcp" },
-    });
+    const server = await recordingServer({ store, experimentId: "serve-mcp" });
     const rpc = async (method: string, params: Record<string, unknown>) => {
       const res = await fetch(`${server.url}/mcp`, {
         method: "POST",
@@ -146,34 +161,21 @@ describe("startServer({record})", () => {
   });
 
   test("a failing store is reported with a code; the server goes on serving; the run ends interrupted", async () => {
-    const failing = new Proxy(store, {
-      get(target, key, receiver) {
-        if (key === "saveTrials") return async () => Promise.reject(new Error("disk full"));
-        const v = Reflect.get(target, key, receiver);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    }) as Store;
+    const failing = storeWith(store, { saveTrials: async () => Promise.reject(new Error("disk full")) });
     const errors: ProvingError[] = [];
-    const server = await startServer({
-      target: worldTarget(deviceSupport),
-      port: 0,
-      heartbeatMs: 0,
-      record: { store: failing, experimentId: "serve-failing", onError: (e) => errors.push(e) },
+    const server = await recordingServer({
+      store: failing,
+      experimentId: "serve-failing",
+      onError: (e) => errors.push(e),
     });
     const client = new ServeClient(server.url);
-    const play = async (seed: number) => {
-      const first = await client.reset({ family: "denied", difficulty: 1, seed });
-      const id = String(first.metadata.episode_id);
-      const { last } = await playPolicy("cautious", first, (a) => client.step(id, a));
-      assert.equal(last.done, true, "the episode is served to its end");
-    };
-    await play(7);
+    assert.equal((await playDenied(client, 7)).last.done, true, "the episode is served to its end");
     const deadline = Date.now() + 5000;
     while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.ok(errors.length > 0, "the failure is reported");
     assert.equal(errors[0]!.code, "store_failed");
     assert.match(errors[0]!.message, /disk full/);
-    await play(8);
+    assert.equal((await playDenied(client, 8)).last.done, true, "and the next one");
     await server.close();
     assert.equal((await store.getExperiment("serve-failing"))?.status, "interrupted");
     const manifest = await store.getManifest("serve-failing");
@@ -183,12 +185,7 @@ describe("startServer({record})", () => {
   });
 
   test("resets that arrive together are planned together: every one in the manifest, each its own index", async () => {
-    const server = await startServer({
-      target: worldTarget(deviceSupport),
-      port: 0,
-      heartbeatMs: 0,
-      record: { store, experimentId: "serve-burst" },
-    });
+    const server = await recordingServer({ store, experimentId: "serve-burst" });
     const client = new ServeClient(server.url);
     await Promise.all(
       Array.from({ length: 12 }, (_, i) => client.reset({ family: "denied", difficulty: 1, seed: i % 3 })),
@@ -208,28 +205,19 @@ describe("startServer({record})", () => {
   });
 
   test("a plan that cannot be written is reported; the episode is served, unrecorded", async () => {
-    const failing = new Proxy(store, {
-      get(target, key, receiver) {
-        // the run opens (its empty manifest is written); the plans of its episodes are not
-        if (key === "writeManifest")
-          return async (id: string, specs: readonly TrialSpec[]) =>
-            specs.length ? Promise.reject(new Error("read-only")) : target.writeManifest(id, specs);
-        const v = Reflect.get(target, key, receiver);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    }) as Store;
+    // the run opens (its empty manifest is written); the plans of its episodes are not
+    const failing = storeWith(store, {
+      writeManifest: async (id: string, specs: readonly TrialSpec[]) =>
+        specs.length ? Promise.reject(new Error("read-only")) : store.writeManifest(id, specs),
+    });
     const errors: ProvingError[] = [];
-    const server = await startServer({
-      target: worldTarget(deviceSupport),
-      port: 0,
-      heartbeatMs: 0,
-      record: { store: failing, experimentId: "serve-no-plan", onError: (e) => errors.push(e) },
+    const server = await recordingServer({
+      store: failing,
+      experimentId: "serve-no-plan",
+      onError: (e) => errors.push(e),
     });
     const client = new ServeClient(server.url);
-    const first = await client.reset({ family: "denied", difficulty: 1, seed: 7 });
-    const id = String(first.metadata.episode_id);
-    const { last } = await playPolicy("cautious", first, (a) => client.step(id, a));
-    assert.equal(last.done, true);
+    assert.equal((await playDenied(client, 7)).last.done, true);
     await server.close();
     assert.deepEqual(
       errors.map((e) => e.code),
@@ -283,16 +271,8 @@ describe("startServer({record})", () => {
 
   test("a recorder without a store: the port's memory recorder gets the records", async () => {
     const recorder = new MemoryRecorder({ keepRecords: true });
-    const server = await startServer({
-      target: worldTarget(deviceSupport),
-      port: 0,
-      heartbeatMs: 0,
-      record: { recorder },
-    });
-    const client = new ServeClient(server.url);
-    const first = await client.reset({ family: "denied", difficulty: 1, seed: 7 });
-    const id = String(first.metadata.episode_id);
-    await playPolicy("cautious", first, (a) => client.step(id, a));
+    const server = await recordingServer({ recorder });
+    await playDenied(new ServeClient(server.url), 7);
     await server.close();
     assert.equal(recorder.end, "completed");
     assert.deepEqual(
@@ -304,12 +284,7 @@ describe("startServer({record})", () => {
 
   test("an experiment id that is stored already is refused before the server starts", async () => {
     await assert.rejects(
-      startServer({
-        target: worldTarget(deviceSupport),
-        port: 0,
-        heartbeatMs: 0,
-        record: { store, experimentId: "serve-cap" },
-      }),
+      recordingServer({ store, experimentId: "serve-cap" }),
       (err: ProvingError) => err.code === "experiment_exists",
     );
   });
