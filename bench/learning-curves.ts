@@ -11,13 +11,8 @@
 import { parseArgs } from "node:util";
 import { Rng } from "../src/core/rng.ts";
 import { BUILTIN_WORLDS } from "../src/gym/index.ts";
-import {
-  evaluationSet,
-  Learner,
-  passRate,
-  randomAdmissibleAgent,
-  trainLearner,
-} from "../src/learners/index.ts";
+import { Learner, randomAdmissibleAgent } from "../src/learners/index.ts";
+import { evaluationSet, passRate, trainLearner } from "../src/train/index.ts";
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +28,7 @@ const world = BUILTIN_WORLDS.find((w) => w.id === values.world);
 if (!world) throw new Error(`unknown world ${values.world}`);
 const seeds = list(values.seeds).map(Number);
 const checkpoints = list(values.checkpoints).map(Number);
+const parts = { registry: { world: () => world } };
 const evalSet = evaluationSet(world, [1, 2, 3], [9001, 9002]);
 
 const median = (xs: number[]) => {
@@ -42,7 +38,7 @@ const median = (xs: number[]) => {
 
 const random: number[] = [];
 for (const seed of seeds)
-  random.push(await passRate(world, randomAdmissibleAgent(Rng.seeded(seed, "random")), evalSet));
+  random.push(await passRate(parts, world, randomAdmissibleAgent(Rng.seeded(seed, "random")), evalSet));
 
 const results: Record<string, { perSeed: number[][]; median: number[]; cpuSeconds: number }> = {};
 for (const kind of list(values.learners)) {
@@ -55,9 +51,9 @@ for (const kind of list(values.learners)) {
     const curve: number[] = [];
     let trained = 0;
     for (const n of checkpoints) {
-      await trainLearner(world, learner, n - trained, tasks);
+      await trainLearner(parts, world, learner, n - trained, tasks);
       trained = n;
-      curve.push(await passRate(world, learner, evalSet));
+      curve.push(await passRate(parts, world, learner, evalSet));
     }
     perSeed.push(curve);
   }

@@ -8,7 +8,6 @@ export {
 } from "./learner.ts";
 export type { LearnerCore, LearnerStep } from "./learner-core.ts";
 export { LinearSoftmax, PG_DEFAULTS, type PgConfig } from "./linear-softmax.ts";
-export { type PlayedEpisode, playEpisode } from "./play-episode.ts";
 export {
   checkPolicy,
   type LearnerId,
@@ -18,4 +17,3 @@ export {
 } from "./policy.ts";
 export { Q_DEFAULTS, type QConfig, QTable } from "./q-table.ts";
 export { randomAdmissibleAgent } from "./random-admissible.ts";
-export { evaluationSet, passRate, type TrainOptions, trainLearner, uniformTask } from "./train.ts";

@@ -27,7 +27,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["sandbox", "runner", "customers"],
   ["rules", "testing", "serve"], // rules run in the sandbox; testing and serve drive the runner
   ["mcp"], // a transport over serve's auth and limits and the runner
-  ["curriculum", "rigger", "learn", "audit", "queue"], // the features
+  ["curriculum", "rigger", "learn", "audit", "queue", "train"], // the features
   ["report"], // renders what the features record (curriculum, learn and rigger sections)
   ["gym"], // the composition root: wires every built-in
   ["cli"],

@@ -4,9 +4,13 @@ import { describe, it } from "node:test";
 import type { AdmissibleAction, Observation } from "../../src/core/contracts.ts";
 import { ProvingError } from "../../src/core/errors.ts";
 import { Rng } from "../../src/core/rng.ts";
-import { Learner, playEpisode, trainLearner } from "../../src/learners/index.ts";
+import { Learner } from "../../src/learners/index.ts";
+import { playEpisodes, trainLearner } from "../../src/train/index.ts";
 import { deviceSupport } from "../../src/worlds/device-support/index.ts";
 import { orderOps } from "../../src/worlds/order-ops/index.ts";
+
+/** Where the runner finds the worlds these tests play. */
+const parts = { registry: { world: (id: string) => (id === orderOps.id ? orderOps : deviceSupport) } };
 
 const makers = {
   "learner.q@1": (seed: number) => Learner.q({ rng: Rng.seeded(seed, "learner") }),
@@ -19,18 +23,18 @@ for (const [id, make] of Object.entries(makers)) {
       const hashes: string[] = [];
       for (let run = 0; run < 2; run++) {
         const learner = make(7);
-        await trainLearner(orderOps, learner, 60, Rng.seeded(7, "tasks"));
+        await trainLearner(parts, orderOps, learner, 60, Rng.seeded(7, "tasks"));
         hashes.push(learner.policy().hash);
       }
       assert.equal(hashes[0], hashes[1]);
       const other = make(8);
-      await trainLearner(orderOps, other, 60, Rng.seeded(7, "tasks"));
+      await trainLearner(parts, orderOps, other, 60, Rng.seeded(7, "tasks"));
       assert.notEqual(other.policy().hash, hashes[0]);
     });
 
     it("saves as plain JSON with its version and history; restores; a tampered policy is refused", async () => {
       const learner = make(1);
-      await trainLearner(deviceSupport, learner, 30, Rng.seeded(1, "tasks"));
+      await trainLearner(parts, deviceSupport, learner, 30, Rng.seeded(1, "tasks"));
       const policy = learner.policy();
       assert.equal(policy.learner, id);
       assert.equal(policy.version, 1);
@@ -40,8 +44,8 @@ for (const [id, make] of Object.entries(makers)) {
       const restored = Learner.restore(json);
       assert.equal(restored.policy().hash, policy.hash);
       // restored, it goes on exactly as the original does
-      await trainLearner(deviceSupport, learner, 10, Rng.seeded(2, "tasks"));
-      await trainLearner(deviceSupport, restored, 10, Rng.seeded(2, "tasks"));
+      await trainLearner(parts, deviceSupport, learner, 10, Rng.seeded(2, "tasks"));
+      await trainLearner(parts, deviceSupport, restored, 10, Rng.seeded(2, "tasks"));
       assert.equal(restored.policy().hash, learner.policy().hash);
       json.history.passes += 1;
       assert.throws(
@@ -52,13 +56,13 @@ for (const [id, make] of Object.entries(makers)) {
 
     it("frozen, it plays greedily and never updates", async () => {
       const learner = make(3);
-      await trainLearner(deviceSupport, learner, 20, Rng.seeded(3, "tasks"));
+      await trainLearner(parts, deviceSupport, learner, 20, Rng.seeded(3, "tasks"));
       learner.frozen = true;
       const params = JSON.stringify(learner.policy().params);
       const rng = JSON.stringify(learner.policy().rng);
-      const task = deviceSupport.generateTask({ family: "needs-approval", difficulty: 2, seed: 11 });
-      const a = await playEpisode(deviceSupport.create(), task, 11, learner);
-      const b = await playEpisode(deviceSupport.create(), task, 11, learner);
+      const request = { family: "needs-approval", difficulty: 2, seed: 11 };
+      const a = await playEpisodes(parts, deviceSupport, learner, [request]);
+      const b = await playEpisodes(parts, deviceSupport, learner, [request]);
       assert.deepEqual(a, b);
       assert.equal(JSON.stringify(learner.policy().params), params);
       assert.equal(JSON.stringify(learner.policy().rng), rng);
