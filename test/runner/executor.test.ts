@@ -328,6 +328,7 @@ describe("one pipeline: who records trials", () => {
       "queue/queued-trial.ts",
       "runner/executor.ts",
       "runner/run.ts",
+      "train/episodes.ts",
     ]);
   });
 
