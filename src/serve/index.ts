@@ -44,8 +44,7 @@ export {
   type RemoteTarget,
   specFromMetadata,
 } from "./remote-environment.ts";
-export { ServedRun, type ServeRecordOptions, type ServeTransport, servedAgent } from "./served-run.ts";
-export { type ServedStart, ServedTrial } from "./served-trial.ts";
+export type { ServeRecordOptions, ServeTransport } from "./served-run.ts";
 export {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_MAX_BODY_BYTES,

@@ -28,7 +28,7 @@ export interface ServeRecordOptions {
 }
 
 /** The agent a served trial names: the remote client, by the transport it played over. */
-export function servedAgent(via: ServeTransport): AgentRef {
+function servedAgent(via: ServeTransport): AgentRef {
   return { id: "serve", kind: "serve", spec: `serve:${via}` };
 }
 

@@ -9,7 +9,7 @@ import { CLIENT_VIEW, OPERATOR_VIEW, type Viewer } from "./disclosure.ts";
 import type { EpisodeDefaults } from "./episode.ts";
 import { createHttpApp } from "./http-app.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
-import { ServedRun, type ServeRecordOptions } from "./served-run.ts";
+import type { ServeRecordOptions } from "./served-run.ts";
 import { type SessionLimits, SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
 import { attachWebSocket } from "./ws-endpoint.ts";
@@ -96,7 +96,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.random ? { random: opts.random } : {}),
   };
-  const run = opts.record ? await ServedRun.open(opts.record, opts.target, defaults) : undefined;
+  // the recording machinery (runner's recorder, store writer) loads only for a server that records
+  const run = opts.record
+    ? await (await import("./served-run.ts")).ServedRun.open(opts.record, opts.target, defaults)
+    : undefined;
   const sessions = new SessionManager(opts.target, defaults, opts, run);
   const clientCheck = bearerCheck(opts.token);
   const operatorCheck = opts.operatorToken !== undefined ? bearerCheck(opts.operatorToken) : () => false;
