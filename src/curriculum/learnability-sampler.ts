@@ -8,6 +8,8 @@ export interface LearnabilityOptions extends BaseSamplerOptions {
   topK?: number;
   /** Share of draws that are uniform over all eligible keys (default 0.1). */
   uniformMix?: number;
+  /** Failures in a row (all its recent results) after which a key is left out of the rehearsal share (default 4). */
+  hopelessAfter?: number;
 }
 
 /**
@@ -16,7 +18,9 @@ export interface LearnabilityOptions extends BaseSamplerOptions {
  * success/failure task, L = p(1 − p), p the key's mean score over its last `window` (32) results (the
  * prior for an unseen key).
  * The k eligible keys of highest L > 0 (ties: key order) form a buffer; P(i) = (1 − ε)·L_i/ΣL_buffer
- * ·[i ∈ buffer] + ε/n over the n eligible keys (uniform when no key has L > 0). Defaults: prior 0.5,
+ * ·[i ∈ buffer] + ε/n over the n eligible keys; when no key has L > 0, the (1 − ε) share is uniform
+ * over the keys not failed in all of their last `hopelessAfter` (4) or more results (rehearsal, not
+ * what the agent has never passed). Defaults: prior 0.5,
  * k = 8, ε = 0.1. A key the agent always passes or always fails has L = 0: there is nothing to learn
  * from it, and it gets only the uniform share.
  */
@@ -25,6 +29,7 @@ export class LearnabilitySampler extends BaseSampler {
   readonly prior: number;
   readonly topK: number;
   readonly uniformMix: number;
+  readonly hopelessAfter: number;
 
   constructor(opts: LearnabilityOptions) {
     // a longer memory than the other strategies: over 10 results a key passed half the time reads as
@@ -33,6 +38,7 @@ export class LearnabilitySampler extends BaseSampler {
     this.prior = opts.prior ?? 0.5;
     this.topK = opts.topK ?? 8;
     this.uniformMix = opts.uniformMix ?? 0.1;
+    this.hopelessAfter = opts.hopelessAfter ?? 4;
     if (!(this.topK >= 1)) throw configError("bad_sampler_option", "topK must be >= 1");
     if (!(this.uniformMix >= 0 && this.uniformMix <= 1))
       throw configError("bad_sampler_option", "uniformMix must be in [0, 1]");
@@ -56,14 +62,24 @@ export class LearnabilitySampler extends BaseSampler {
     const n = eligible.length;
     const w = new Float64Array(mask.length);
     if (n === 0) return w;
+    const eps = this.uniformMix;
+    for (const i of eligible) w[i] = eps / n;
     // the buffer holds only keys with something to learn (L > 0): a key always or never passed is not
-    // in it, however few keys are eligible; nothing learnable: uniform
+    // in it, however few keys are eligible
     const top = topIndices(learnable, l, Math.min(this.topK, learnable.length));
-    const eps = top.length ? this.uniformMix : 1;
     let total = 0;
     for (const i of top) total += l[i];
-    for (const i of eligible) w[i] = eps / n;
-    for (const i of top) w[i] += ((1 - eps) * l[i]) / total;
+    if (total > 0) {
+      for (const i of top) w[i] += ((1 - eps) * l[i]) / total;
+      return w;
+    }
+    // nothing learnable: rehearse, but not what the agent has never passed in `hopelessAfter` tries
+    // (uniform over the other keys; all eligible keys when every one is hopeless)
+    const able = eligible.filter(
+      (i) => this.book.recent[i].length < this.hopelessAfter || this.book.mean(i, this.prior) > 0,
+    );
+    const pool = able.length ? able : eligible;
+    for (const i of pool) w[i] += (1 - eps) / pool.length;
     return w;
   }
 }
