@@ -11,6 +11,13 @@ import { PriceTable } from "./llm/prices.ts";
 export interface ResolvedAgent {
   ref: AgentRef;
   forWorld(world: WorldDefinition): Agent;
+  /**
+   * The agent carries what it learns from one trial into the next (a learner): a run plays its
+   * trials one at a time, in manifest order, so its updates are deterministic.
+   */
+  ordered?: boolean;
+  /** Called once when a run that resolved the agent ends (a learner saves its policy). */
+  finish?(): Promise<void>;
 }
 
 /** What resolving an `--agent` spec may use; everything is injected by the gym. */

@@ -1,4 +1,5 @@
 import { CMD_JSONL_AGENT_KIND, LLM_AGENT_KINDS } from "../agents/builtin-kinds.ts";
+import { LEARNER_AGENT_KIND } from "../agents/learner-kind.ts";
 import type { AgentKind } from "../agents/resolve.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { FAULT_RULES } from "../harness/faults/index.ts";
@@ -29,12 +30,14 @@ export const BUILTIN_WORLDS: readonly WorldDefinition[] = [
 
 /**
  * The agent kinds that ship with Proving Ground: the LLM kinds (`openai:`, `anthropic:`,
- * `openai-compatible:`), `cmd:` (a program acting over MCP) and `cmd-jsonl:` (JSON lines on stdio).
+ * `openai-compatible:`), `cmd:` (a program acting over MCP), `cmd-jsonl:` (JSON lines on stdio) and
+ * `learner:` (the reference learners).
  */
 export const BUILTIN_AGENT_KINDS: readonly AgentKind[] = [
   ...LLM_AGENT_KINDS,
   CMD_AGENT_KIND,
   CMD_JSONL_AGENT_KIND,
+  LEARNER_AGENT_KIND,
 ];
 
 /** Everything that ships with Proving Ground, as gym parts. */

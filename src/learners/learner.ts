@@ -134,10 +134,11 @@ export class Learner implements Agent {
 
   /**
    * Learns from one episode and its reward (1 passed, 0 not): what the end hook calls. Frozen, it
-   * only counts the episode.
+   * changes nothing (its policy, random state and training history stay as they were).
    */
   learnFromEpisode(trajectory: LearnerTrajectory, reward: number): void {
-    const updated = !this.frozen && trajectory.steps.length > 0;
+    if (this.frozen) return;
+    const updated = trajectory.steps.length > 0;
     if (updated) this.core.learn(trajectory.steps, reward);
     recordEpisode(this.history, reward > 0, updated);
   }

@@ -70,7 +70,8 @@ export interface ExperimentResult {
 
 /**
  * Plans an experiment (manifest written first), runs what is not yet recorded in a pool of
- * `concurrency` workers, records every trial: the executor with a pool scheduler and the store's
+ * `concurrency` workers (one, in manifest order, when an agent learns across trials: `ordered`), then
+ * tells each agent the run ended (`finish`), and records every trial: the executor with a pool scheduler and the store's
  * recorder (under the experiment's lease), or an in-memory one without a store.
  */
 export async function runExperiment(config: ExperimentConfig, opts: RunOptions): Promise<ExperimentResult> {
@@ -91,7 +92,9 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
         },
       })
     : new MemoryRecorder();
-  const concurrency = opts.concurrency ?? config.concurrency ?? os.availableParallelism();
+  // an agent that learns across trials plays them one at a time, in manifest order
+  const ordered = agents.some((a) => a.ordered);
+  const concurrency = ordered ? 1 : (opts.concurrency ?? config.concurrency ?? os.availableParallelism());
   const onTrial = opts.onTrial;
   const result = await executePlan(plan, {
     registry: opts.registry,
@@ -106,6 +109,7 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(onTrial ? { onTrial: (record: TrialRecord, progress: Progress) => onTrial(record, progress) } : {}),
   });
+  for (const a of agents) await a.finish?.();
   return {
     experimentId: plan.experiment.id,
     config: plan.config,

@@ -1,0 +1,85 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { configError, errorMessage } from "../core/errors.ts";
+import { Rng } from "../core/rng.ts";
+import type { Learner } from "../learners/learner.ts";
+import type { LearnerPolicy } from "../learners/policy.ts";
+import type { AgentKind, ResolvedAgent } from "./resolve.ts";
+
+const NUMERIC: Record<string, readonly string[]> = {
+  q: ["alpha", "gamma", "lambda", "eps", "q0"],
+  pg: ["lr", "gamma", "beta", "eps", "entropy"],
+};
+
+/**
+ * `learner:q` / `learner:pg` — the reference learners (`learner.q@1`, tabular Q-learning; `learner.pg@1`,
+ * a linear softmax policy trained by REINFORCE): one policy shared by every trial of a run, which
+ * therefore runs its trials one at a time in manifest order (deterministic updates), learning from
+ * each verdict in the session's end hook. Options as a query: `learner:q?seed=3&alpha=0.3&eps=0.1`;
+ * `policy=FILE` starts from a saved policy and plays it frozen (greedy, no updates) unless
+ * `train=1`; `save=FILE` writes the policy (plain JSON, content-hashed, with its training history)
+ * when the run ends. The learners choose among admissible actions: the world must declare them.
+ */
+export const LEARNER_AGENT_KIND: AgentKind = {
+  prefix: "learner",
+  description: "a reference learner (q: tabular Q-learning, pg: REINFORCE); ?seed=&policy=FILE&save=FILE",
+  async resolve(rest, spec, ctx): Promise<ResolvedAgent> {
+    const [name = "", query = ""] = rest.split("?", 2);
+    if (name !== "q" && name !== "pg")
+      throw configError("bad_agent_spec", `learner:${name}: the learners are learner:q and learner:pg`);
+    const params = new URLSearchParams(query);
+    const known = new Set([...NUMERIC[name], "seed", "policy", "save", "train", "frozen"]);
+    for (const key of params.keys())
+      if (!known.has(key))
+        throw configError(
+          "bad_agent_spec",
+          `${spec}: unknown option "${key}" (known: ${[...known].join(", ")})`,
+        );
+    const config: Record<string, number> = {};
+    for (const key of NUMERIC[name]) {
+      const raw = params.get(key);
+      if (raw === null) continue;
+      const value = Number(raw);
+      if (!Number.isFinite(value))
+        throw configError("bad_agent_spec", `${spec}: ${key}=${raw} is not a number`);
+      config[key] = value;
+    }
+    const seed = Number(params.get("seed") ?? "0");
+    if (!Number.isInteger(seed)) throw configError("bad_agent_spec", `${spec}: seed must be an integer`);
+    const { Learner: Learners } = await import("../learners/learner.ts");
+    const policyFile = params.get("policy");
+    let learner: Learner;
+    if (policyFile) {
+      const file = path.resolve(ctx.cwd, policyFile);
+      let saved: unknown;
+      try {
+        saved = JSON.parse(await readFile(file, "utf8"));
+      } catch (err) {
+        throw configError("bad_agent_spec", `${spec}: cannot read the policy ${file}: ${errorMessage(err)}`);
+      }
+      learner = Learners.restore(saved as LearnerPolicy, {
+        frozen: params.get("train") !== "1",
+      });
+    } else {
+      const rng = Rng.seeded(seed, "learner");
+      learner = name === "q" ? Learners.q({ rng, config }) : Learners.pg({ rng, config });
+      if (params.get("frozen") === "1") learner.frozen = true;
+    }
+    const saveTo = params.get("save");
+    return {
+      ref: { id: spec, kind: "learner", spec },
+      forWorld: () => learner,
+      ordered: !learner.frozen,
+      ...(saveTo
+        ? {
+            async finish() {
+              await writeFile(
+                path.resolve(ctx.cwd, saveTo),
+                `${JSON.stringify(learner.policy(), null, 2)}\n`,
+              );
+            },
+          }
+        : {}),
+    };
+  },
+};
