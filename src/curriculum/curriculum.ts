@@ -256,8 +256,8 @@ export class Curriculum {
   }
 
   /**
-   * Feeds finished episodes to the sampler (score and process penalty) and sums their process
-   * summaries per key. A feedback without `process` takes the transitions evaluated since the last call.
+   * Feeds finished episodes to the sampler (score and process penalty), sums their process summaries
+   * per key and notes each family's highest passed difficulty (the level above it is unlocked). A feedback without `process` takes the transitions evaluated since the last call.
    */
   updateDistribution(feedback: Feedback | readonly Feedback[]): void {
     const list = Array.isArray(feedback) ? feedback : [feedback as Feedback];
@@ -273,6 +273,7 @@ export class Curriculum {
         const sum = this.#process.get(id);
         this.#process.set(id, sum ? addProcess(sum, summary) : summary);
       }
+      if (f.passed) this.#passed(familyOf(f.key), f.key.difficulty);
       results.push({
         key: f.key,
         passed: f.passed,
@@ -286,7 +287,6 @@ export class Curriculum {
   /** Both feedbacks of one finished episode: the distribution and its family's difficulty. */
   record(key: TaskKey, passed: boolean, process: ProcessSummary): DifficultyChange | undefined {
     this.updateDistribution({ key, passed, process });
-    if (passed) this.#passed(familyOf(key), key.difficulty);
     return this.adjustDifficulty({
       family: familyOf(key),
       difficulty: key.difficulty,
