@@ -95,7 +95,8 @@ export interface CurriculumEvaluation {
   /** Tasks that ended with an infrastructure outcome: counted apart, out of the pass rate. */
   infra?: number;
   manifest_hash: string;
-  tasks: { key: string; seed: number; trial: string; outcome: string; passed: boolean }[];
+  /** Each task's final trial; `retried`: how often it was re-run after an infrastructure outcome. */
+  tasks: { key: string; seed: number; trial: string; outcome: string; passed: boolean; retried?: number }[];
 }
 
 export interface CurriculumResult {
@@ -139,6 +140,13 @@ export interface CurriculumRunOptions {
   /** Called once the task pool is filled (with its rows), before the first episode. */
   onPool?: (rows: CurriculumTasksTable[]) => void;
 }
+
+/**
+ * How often an evaluation re-runs a task whose trial ended with an infrastructure outcome (fixed: the
+ * re-runs' trial ids and indexes, from `RETRY_INDEX` on, must be the same when a resume repeats them).
+ */
+const EVALUATION_RETRIES = 3;
+const RETRY_INDEX = 1_000_000_000;
 
 /** Fills a run config's defaults. */
 export function curriculumConfig(
@@ -383,12 +391,36 @@ export async function runCurriculum(
       });
       const records = await runSpecs(specs, { ...common, experiment });
       if (records.length < specs.length) return false;
+      // a task whose trial ended with an infrastructure outcome is re-run (a new trial of the same task)
+      const retried = new Array<number>(records.length).fill(0);
+      for (let attempt = 1; attempt <= EVALUATION_RETRIES; attempt++) {
+        const redo = records.flatMap((r, i) => (isInfraOutcome(r.outcome) ? [i] : []));
+        if (!redo.length) break;
+        const again = redo.map(
+          (i) =>
+            plannedSpecs([m.tasks[i]], {
+              experimentId: `${config.id}/${m.split}`,
+              agent: resolved.ref,
+              budget: config.budget,
+              split: m.split,
+              firstIndex: RETRY_INDEX + ((round - 1) * m.tasks.length + i) * 8 + attempt,
+              repeat: attempt * 1_000_000 + round,
+            })[0],
+        );
+        const rerun = await runSpecs(again, { ...common, experiment });
+        if (rerun.length < again.length) return false;
+        redo.forEach((i, j) => {
+          records[i] = rerun[j];
+          retried[i] = attempt;
+        });
+      }
       const tasks = records.map((r, i) => ({
         key: taskKeyId(m.tasks[i].key),
         seed: m.tasks[i].seed,
         trial: r.spec.id,
         outcome: r.outcome,
         passed: r.outcome === "passed",
+        ...(retried[i] ? { retried: retried[i] } : {}),
       }));
       await history.saveEvaluation({
         run_id: config.id,

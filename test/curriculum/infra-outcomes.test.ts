@@ -88,8 +88,11 @@ test("infra_error attempts are retried and counted apart; the curriculum climbs 
     const e = noisy.episodes[a.index - 1];
     assert.deepEqual([e.family, e.difficulty, e.seed], [a.family, a.difficulty, a.seed]);
   }
-  // the split's pass rate leaves infrastructure outcomes out: a perfect agent passes all it was judged on
-  assert.ok(noisy.regression.some((r) => (r.infra ?? 0) > 0));
+  // evaluation tasks with an infrastructure outcome are re-run; what stays infra is out of the pass rate
+  const retried = [...noisy.regression, ...noisy.heldout].flatMap((r) => r.tasks.filter((x) => x.retried));
+  assert.ok(retried.length > 0, "some evaluation task was re-run");
+  for (const r of [...noisy.regression, ...noisy.heldout])
+    assert.equal(r.passed, r.planned, "re-run to a pass");
   for (const r of [...noisy.regression, ...noisy.heldout])
     if (r.planned > (r.infra ?? 0)) assert.equal(evaluationPassRate(r), 1, `after ${r.after_episode}`);
 });
@@ -109,4 +112,17 @@ test("a run stops interrupted after infraAttempts failures in a row and resumes 
   assert.equal((await history.getRun("infra"))?.status, "completed");
   assert.deepEqual(view(back), view(clean));
   assert.equal(back.infra.length, 3);
+});
+
+test("an evaluation task that stays infra_error after its re-runs is counted apart, out of the pass rate", async () => {
+  // every start fails from the 21st on: episodes 1-20 ran, the evaluation after episode 20 cannot
+  const history = new MemoryHistory();
+  const down = await runCurriculum(config, { gym, history, agent: flaky((n) => n > 20), infraAttempts: 3 });
+  assert.equal(down.episodes.length, 20);
+  const [r] = down.regression;
+  assert.equal(r.after_episode, 20);
+  assert.equal(r.infra, r.planned);
+  assert.ok(r.tasks.every((x) => x.outcome === "infra_error" && x.retried === 3));
+  assert.equal(evaluationPassRate(r), 0);
+  assert.equal(evaluationPassRate({ planned: 4, passed: 3, infra: 1 }), 1);
 });
