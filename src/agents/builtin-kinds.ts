@@ -6,6 +6,7 @@
  * JSON lines on stdio instead). Plain values the gym wires (`BUILTIN_AGENT_KINDS` in the gym); their
  * code (and the AI SDK, the MCP SDK) loads only when a spec uses them.
  */
+import type { ResolveProgramAgent } from "./cmd/program-agent.ts";
 import type { AgentKind } from "./resolve.ts";
 
 const llmKind = (provider: "openai" | "anthropic" | "openai-compatible", description: string): AgentKind => ({
@@ -25,12 +26,20 @@ export const LLM_AGENT_KINDS: readonly AgentKind[] = [
   llmKind("openai-compatible", "MODEL@URL: any OpenAI-compatible endpoint (OPENAI_COMPATIBLE_API_KEY)"),
 ];
 
+/** A program agent kind whose resolver (and its protocol's code) loads only when a spec uses it. */
+export const programKind = (
+  prefix: string,
+  description: string,
+  load: () => Promise<ResolveProgramAgent>,
+): AgentKind => ({
+  prefix,
+  description,
+  resolve: async (rest, spec, ctx) => (await load())(rest, spec, ctx.cwd, ctx.env),
+});
+
 /** `cmd-jsonl:COMMAND`. (`cmd:COMMAND` hosts an MCP server for its program: it is the mcp area's `CMD_AGENT_KIND`.) */
-export const CMD_JSONL_AGENT_KIND: AgentKind = {
-  prefix: "cmd-jsonl",
-  description: "an external program per episode, speaking JSON lines on stdio",
-  async resolve(rest, spec, ctx) {
-    const { resolveCmdJsonlAgent } = await import("./cmd/index.ts");
-    return resolveCmdJsonlAgent(rest, spec, ctx.cwd, ctx.env);
-  },
-};
+export const CMD_JSONL_AGENT_KIND: AgentKind = programKind(
+  "cmd-jsonl",
+  "an external program per episode, speaking JSON lines on stdio",
+  async () => (await import("./cmd/index.ts")).resolveCmdJsonlAgent,
+);

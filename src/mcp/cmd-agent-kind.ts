@@ -1,14 +1,12 @@
+import { programKind } from "../agents/builtin-kinds.ts";
 import type { AgentKind } from "../agents/resolve.ts";
 
 /**
  * `cmd:COMMAND`: an external program per episode that acts through an MCP server the gym serves it
  * over streamable HTTP. A plain value the gym wires; the MCP SDK loads only when a spec uses it.
  */
-export const CMD_AGENT_KIND: AgentKind = {
-  prefix: "cmd",
-  description: "an external program per episode, acting through an MCP server over streamable HTTP",
-  async resolve(rest, spec, ctx) {
-    const { resolveCmdAgent } = await import("./cmd-agent.ts");
-    return resolveCmdAgent(rest, spec, ctx.cwd, ctx.env);
-  },
-};
+export const CMD_AGENT_KIND: AgentKind = programKind(
+  "cmd",
+  "an external program per episode, acting through an MCP server over streamable HTTP",
+  async () => (await import("./cmd-agent.ts")).resolveCmdAgent,
+);
