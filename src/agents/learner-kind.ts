@@ -66,10 +66,15 @@ export const LEARNER_AGENT_KIND: AgentKind = {
       if (params.get("frozen") === "1") learner.frozen = true;
     }
     const saveTo = params.get("save");
+    const ref = { id: spec, kind: "learner", spec };
     return {
-      ref: { id: spec, kind: "learner", spec },
+      ref,
       forWorld: () => learner,
       ordered: !learner.frozen,
+      frozen: () => {
+        const snapshot = Learners.restore(learner.policy(), { frozen: true });
+        return { ref, forWorld: () => snapshot };
+      },
       ...(saveTo
         ? {
             async finish() {

@@ -18,6 +18,11 @@ export interface ResolvedAgent {
   ordered?: boolean;
   /** Called once when a run that resolved the agent ends (a learner saves its policy). */
   finish?(): Promise<void>;
+  /**
+   * The agent as it is now, frozen (a learner: its current policy, greedy, never updated): what an
+   * evaluation plays, with the same ref. Absent: the agent does not learn.
+   */
+  frozen?(): ResolvedAgent;
 }
 
 /** What resolving an `--agent` spec may use; everything is injected by the gym. */

@@ -379,6 +379,8 @@ export async function runCurriculum(
   );
   const evaluate = async (after: number) => {
     const round = after / config.evalEvery;
+    // an agent that learns is evaluated frozen, as it is now (greedy, no updates)
+    const evaluation = { ...common, agent: resolved.frozen?.() ?? resolved };
     for (const m of [regression, heldout].filter((x): x is TaskManifest => x !== undefined)) {
       if (evaluated.has(`${m.split}@${after}`)) continue;
       const specs = plannedSpecs(m.tasks, {
@@ -389,7 +391,7 @@ export async function runCurriculum(
         firstIndex: (round - 1) * m.tasks.length,
         repeat: round,
       });
-      const records = await runSpecs(specs, { ...common, experiment });
+      const records = await runSpecs(specs, { ...evaluation, experiment });
       if (records.length < specs.length) return false;
       // a task whose trial ended with an infrastructure outcome is re-run (a new trial of the same task)
       const retried = new Array<number>(records.length).fill(0);
@@ -407,7 +409,7 @@ export async function runCurriculum(
               repeat: attempt * 1_000_000 + round,
             })[0],
         );
-        const rerun = await runSpecs(again, { ...common, experiment });
+        const rerun = await runSpecs(again, { ...evaluation, experiment });
         if (rerun.length < again.length) return false;
         redo.forEach((i, j) => {
           records[i] = rerun[j];
@@ -522,6 +524,8 @@ export async function runCurriculum(
   if (opts.store)
     for (const id of [config.id, `${config.id}/regression`, `${config.id}/heldout`])
       if (await opts.store.getExperiment(id)) await opts.store.setExperimentStatus(id, status);
+  // the run has ended for its agent (a learner saves its policy)
+  await resolved.finish?.();
   const result = await readCurriculum(history, config.id);
   return { ...result, snapshot: state.snapshot(), ranNow, interrupted };
 }

@@ -76,3 +76,37 @@ describe("learner agents in proving run", () => {
     assert.match(kind.stderr, /learner:q and learner:pg/);
   });
 });
+
+describe("learner agents in proving curriculum run", () => {
+  test("episodes train the learner; the regression evaluations play it frozen (they add no update)", async () => {
+    const out = await runCli(
+      [
+        "curriculum",
+        "run",
+        "--agent",
+        "learner:q?seed=2&save=curriculum.json",
+        "--episodes",
+        "20",
+        "--eval-every",
+        "10",
+        "--max-steps",
+        "40",
+        "--id",
+        "cur",
+        "--store",
+        path.join(dir, "cur.db"),
+        "--json",
+      ],
+      { cwd: dir },
+    );
+    assert.equal(out.code, 0, out.stderr);
+    const run = parseJson<{ episodes: unknown[]; regression: unknown[] }>(out);
+    assert.equal(run.episodes.length, 20);
+    assert.ok(run.regression.length >= 2, "two regression evaluations ran");
+    assert.equal(
+      policy("curriculum.json").history.updates,
+      20,
+      "one update per episode, none per evaluation trial",
+    );
+  });
+});
