@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
-import os from "node:os";
 import { ProvingError } from "../core/errors.ts";
+import { isDeadLocalHolder, leaseHolderId } from "./lease-holder.ts";
 import type { ExperimentLease } from "./leases.ts";
 import type { Store } from "./store.ts";
 
@@ -29,9 +28,7 @@ export interface HeldLease {
   release(): Promise<void>;
 }
 
-export function leaseHolderId(): string {
-  return `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-}
+export { leaseHolderId } from "./lease-holder.ts";
 
 export function experimentLive(experimentId: string, holder: ExperimentLease, nowMs: number): ProvingError {
   const left = Math.max(0, Math.ceil((holder.expiresAt - nowMs) / 1000));
@@ -46,7 +43,8 @@ export function experimentLive(experimentId: string, holder: ExperimentLease, no
  * Takes an experiment's lease in the store (so no second process runs, resumes or follows it at the
  * same time) and keeps it alive with a heartbeat every third of its length. Throws `experiment_live`
  * when another process's lease is live and `force` is not set. A lease whose holder stops renewing
- * (killed) expires after `ttlMs`; then anyone may take it without `--force`.
+ * (killed) expires after `ttlMs`; then anyone may take it without `--force`. A holder that is a dead
+ * process on this host (see `isDeadLocalHolder`) is taken over at once, without `--force`.
  */
 export async function holdExperimentLease(
   store: Store,
@@ -57,12 +55,11 @@ export async function holdExperimentLease(
   const ttlMs = opts.ttlMs ?? DEFAULT_LEASE_MS;
   const holder = opts.holder ?? leaseHolderId();
   const nowMs = now();
-  const got = await store.acquireLease(experimentId, {
-    holder,
-    ttlMs,
-    nowMs,
-    ...(opts.force ? { force: true } : {}),
-  });
+  const request = { holder, ttlMs, nowMs, ...(opts.force ? { force: true } : {}) };
+  let got = await store.acquireLease(experimentId, request);
+  // the holder is a dead process on this host: take its lease over now (only if it still holds it)
+  if (!got.acquired && isDeadLocalHolder(got.holder.holder))
+    got = await store.acquireLease(experimentId, { ...request, replaces: got.holder.holder });
   if (!got.acquired) throw experimentLive(experimentId, got.holder, nowMs);
   let lost = false;
   let released = false;

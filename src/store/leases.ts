@@ -20,6 +20,8 @@ export interface LeaseRequest {
   nowMs: number;
   /** Take the lease even from a live holder (its process died, the user says). */
   force?: boolean;
+  /** Take the lease from this holder even though it is live (it is known dead); no one else's. */
+  replaces?: string;
 }
 
 /** `acquired` with whoever held it before (dead or forced), or refused with the live holder. */
@@ -55,7 +57,13 @@ export async function takeLease(
   req: LeaseRequest,
 ): Promise<LeaseResult> {
   const current = await readLease(trx, experimentId);
-  if (current && current.holder !== req.holder && current.expiresAt > req.nowMs && !req.force)
+  if (
+    current &&
+    current.holder !== req.holder &&
+    current.expiresAt > req.nowMs &&
+    !req.force &&
+    current.holder !== req.replaces
+  )
     return { acquired: false, holder: current };
   const row = {
     experiment_id: experimentId,

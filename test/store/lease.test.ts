@@ -1,7 +1,7 @@
 /**
  * The experiment lease: a second process refuses to run or resume an experiment that is live; when
- * the holder is killed, `resume --force` takes it over (or anyone, once the lease expired), and no
- * trial is run twice.
+ * the holder is killed, `resume` takes it over at once (a dead process on this host; `--force` for any
+ * other holder, or anyone once the lease expired), and no trial is run twice.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -12,6 +12,7 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { holdExperimentLease } from "../../src/store/experiment-lease.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { isDeadLocalHolder } from "../../src/store/lease-holder.ts";
 import { REPO_ROOT, runCli } from "../support/cli.ts";
 import { rejectsWith } from "./contract.ts";
 
@@ -44,7 +45,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>
 }
 
 describe("experiment lease (CLI, two processes)", () => {
-  test("resume X while X runs is refused; after X is killed, resume --force finishes it, no trial run twice", async () => {
+  test("resume X while X runs is refused; right after X is killed -9, resume (no --force) finishes it, no trial run twice", async () => {
     const store = path.join(dir, "cli.db");
     const gym = path.join(dir, "gym.json");
     fs.writeFileSync(gym, JSON.stringify({ schemaVersion: 1, plugins: [PLUGIN], worlds: ["spin@1"] }));
@@ -92,29 +93,10 @@ describe("experiment lease (CLI, two processes)", () => {
     await exited;
     const recordedBefore = await withStore(store, (s) => s.recordedTrialIds("live"));
     assert.ok(recordedBefore.size < planned, "killed mid-run");
-    const stillLive = await runCli([
-      "--gym",
-      gym,
-      "resume",
-      "live",
-      "--store",
-      store,
-      "--no-report",
-      "--json",
-    ]);
-    assert.equal(stillLive.code, 2, "a killed holder's lease lives until it expires");
-    assert.match(stillLive.stderr, /experiment_live/);
-    const forced = await runCli([
-      "--gym",
-      gym,
-      "resume",
-      "live",
-      "--force",
-      "--store",
-      store,
-      "--no-report",
-      "--json",
-    ]);
+    // the holder is a dead process on this host: resume takes its lease over at once, no --force, no
+    // waiting for the 30 s lease to expire
+    const forced = await runCli(["--gym", gym, "resume", "live", "--store", store, "--no-report", "--json"]);
+    assert.doesNotMatch(forced.stderr, /experiment_live/, "a dead local holder's lease is taken over");
     assert.equal(forced.code, 0, forced.stderr);
     const out = JSON.parse(forced.stdout);
     assert.equal(out.resume.previously_recorded, recordedBefore.size);
@@ -183,6 +165,58 @@ describe("holdExperimentLease", () => {
       );
       await c.release();
       assert.equal(await store.getLease("x"), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("a dead process on this host holds the lease: taken over at once; a live process's is refused", async () => {
+    const store = await fresh();
+    try {
+      const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+      const deadPid = child.pid;
+      await new Promise((r) => child.once("exit", r));
+      assert.ok(deadPid);
+      const dead = `${os.hostname()}:${deadPid}:deadbeef`;
+      assert.ok(isDeadLocalHolder(dead));
+      await store.acquireLease("x", { holder: dead, ttlMs: 60_000, nowMs: Date.now() });
+      const b = await holdExperimentLease(store, "x", { holder: "b" });
+      assert.equal(b.previous?.holder, dead, "taken from the dead holder without --force");
+      await b.release();
+
+      // a live process (this one) under another nonce, another host, an id of another shape: refused
+      for (const live of [
+        `${os.hostname()}:${process.pid}:othernon`,
+        `not-${os.hostname()}:${deadPid}:deadbeef`,
+        "opaque",
+      ]) {
+        assert.equal(isDeadLocalHolder(live), false, live);
+        await store.acquireLease("x", { holder: live, ttlMs: 60_000, nowMs: Date.now(), force: true });
+        await rejectsWith(holdExperimentLease(store, "x", { holder: "c" }), "experiment_live", "config");
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("replaces takes the lease only from the holder it names", async () => {
+    const store = await fresh();
+    try {
+      await store.acquireLease("x", { holder: "a", ttlMs: 60_000, nowMs: Date.now() });
+      const other = await store.acquireLease("x", {
+        holder: "c",
+        ttlMs: 60_000,
+        nowMs: Date.now(),
+        replaces: "z",
+      });
+      assert.equal(other.acquired, false);
+      const got = await store.acquireLease("x", {
+        holder: "c",
+        ttlMs: 60_000,
+        nowMs: Date.now(),
+        replaces: "a",
+      });
+      assert.equal(got.acquired, true);
     } finally {
       await store.close();
     }
