@@ -395,6 +395,11 @@ export const ERROR_CATALOGUE = {
     meaning:
       "another process held the SQLite store's write lock past the store's limit (busyTimeoutMs, 60 s; retried with backoff until then)",
   },
+  store_corrupt: {
+    fault: "infrastructure",
+    meaning:
+      "the SQLite store file is damaged (PRAGMA quick_check on open); restore a backup or `.recover` it",
+  },
   store_failed: { fault: "infrastructure", meaning: "a store operation failed in the database driver" },
   store_open_failed: { fault: "infrastructure", meaning: "the store file cannot be opened or migrated" },
   trial_not_started: {

@@ -17,6 +17,11 @@ export interface OpenStoreOptions extends PostgresStoreOptions {
    * `BUSY_TRY_MS` inside SQLite, so the event loop is never blocked for long.
    */
   busyTimeoutMs?: number;
+  /**
+   * SQLite: check the file's integrity (`PRAGMA quick_check`) when it opens and refuse a damaged one
+   * with `store_corrupt` (default true; about 0.15 s, up to 0.9 s on a first read, per 10,000 stored trials).
+   */
+  quickCheck?: boolean;
 }
 
 /** How long one statement waits inside SQLite's busy handler (synchronously) before the store retries. */
@@ -38,6 +43,7 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
   const { db, writeLock, release } = openSqlite<StoreDatabase>(path, {
     busyTryMs: perTry,
     synchronous: "FULL",
+    ...(opts.quickCheck === false ? { quickCheck: false } : {}),
   });
   if (!writeLock) return createStore(db, SQLITE_DIALECT);
   // Stores on the same file in this process take turns writing (see WriteLock).
