@@ -3,10 +3,12 @@
  *
  * A **client** is told what a deployed agent would see — the observations, the tools, the episode's
  * bookkeeping (`episode_id`, `step_count`, `now`, `terminated`, `truncated`, the `verdict` once the
- * episode has ended) — plus its own reset request echoed: the `family`, `difficulty` and `seed` it sent,
- * and the `task_id` and `state_hash` only when it fixed all three (the task is then its own choice).
- * What the server chose is not revealed: with family, difficulty and seed, `proving tasks --params`
- * prints the hidden start state and fault plan. Harness `layers`, `setup` and any other step info, and
+ * episode has ended) — plus the task as far as its own reset request decided it. A reset that sent a
+ * seed decided the whole task (what it did not send derives from that seed, `task-choice.ts`): it is
+ * told the task's public id `task_id` (`world/family/dN/sSEED`), `family`, `difficulty`, `seed` and
+ * `state_hash`. A reset without a seed is told only the `family` and `difficulty` it sent. What the
+ * server drew is not revealed: with family, difficulty and seed, `proving tasks --params` prints the
+ * hidden start state and fault plan. Harness `layers`, `setup` and any other step info, and
  * a variant's layers and params in `/metadata`, are never sent.
  *
  * An **operator** (a request or WebSocket carrying the server's operator token) is told everything the
@@ -25,7 +27,7 @@ export interface Viewer {
 export const CLIENT_VIEW: Viewer = Object.freeze({ operator: false });
 export const OPERATOR_VIEW: Viewer = Object.freeze({ operator: true });
 
-/** What a reset's client asked for itself (a seed of -1 or none is not a choice). */
+/** What a reset's request decided (a seed of -1 or none is not a choice; a seed decides all three). */
 export interface ChosenTask {
   family?: string;
   difficulty?: number;

@@ -10,7 +10,6 @@ import type {
 } from "../core/contracts.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
-import { quoteInput } from "../core/quote-input.ts";
 import { openEnvCallToolObservation, openEnvToolList } from "../protocol/openenv-observations.ts";
 import type { EpisodeEndNote } from "../protocol/tool-step.ts";
 import { exhaustedBudget } from "../runner/budget.ts";
@@ -35,16 +34,16 @@ import {
 import type { ServedRun, ServeTransport } from "./served-run.ts";
 import type { ServedTrial } from "./served-trial.ts";
 import type { ServeTarget } from "./target.ts";
+import { chooseTask, type TaskChoiceDefaults } from "./task-choice.ts";
 
-/** How a reset without `family`/`difficulty`/`seed` picks them. */
-export interface EpisodeDefaults {
-  /** Families a bare reset samples from (default: every family of the world). */
-  families?: string[];
-  /** Difficulties a bare reset samples from (default: [1]). */
-  difficulties?: number[];
+/**
+ * How a reset without `family`/`difficulty`/`seed` picks them (`task-choice.ts`): derived from the
+ * reset's seed when it sent one, drawn from `random` when it did not.
+ */
+export interface EpisodeDefaults extends TaskChoiceDefaults {
   /** Server-side step cap: reaching it truncates the episode (default 200). */
   maxSteps?: number;
-  /** Uniform [0, 1) source for seeds and defaults (injected in tests). */
+  /** Uniform [0, 1) source for the seed and defaults of a reset without a seed (injected in tests). */
   random?: () => number;
 }
 
@@ -189,29 +188,12 @@ export class Episode {
     via: ServeTransport = this.kind,
   ): Promise<StepEnvelope> {
     const world = this.target.world;
-    const random = this.defaults.random ?? Math.random;
-    const families = this.defaults.families?.length
-      ? this.defaults.families
-      : world.families.map((f) => f.name);
-    const family = params.family ?? families[Math.floor(random() * families.length)];
-    const info = world.families.find((f) => f.name === family);
-    if (!info) {
-      throw new ServeError(
-        "VALIDATION_ERROR",
-        `reset.family: unknown family "${quoteInput(family, 64)}" for ${world.id} (known: ${world.families.map((f) => f.name).join(", ")})`,
-      );
-    }
-    const difficulties = (this.defaults.difficulties ?? [1]).filter((d) => info.difficulties.includes(d));
-    const difficulty =
-      params.difficulty ??
-      (difficulties.length ? difficulties[Math.floor(random() * difficulties.length)] : info.difficulties[0]);
-    if (!info.difficulties.includes(difficulty)) {
-      throw new ServeError(
-        "VALIDATION_ERROR",
-        `reset.difficulty: ${world.id}/${family} has no difficulty ${difficulty} (has ${info.difficulties.join(", ")})`,
-      );
-    }
-    const seed = params.seed ?? Math.floor(random() * 2 ** 31);
+    const { family, difficulty, seed, chosen } = chooseTask(
+      world,
+      this.defaults,
+      params,
+      this.defaults.random ?? Math.random,
+    );
     let task: Task;
     try {
       task = world.generateTask({ family, difficulty, seed });
@@ -245,11 +227,7 @@ export class Episode {
     this.task = task;
     this.episodeId = episodeId;
     this.seed = seed;
-    this.chosen = {
-      ...(params.family !== undefined ? { family: params.family } : {}),
-      ...(params.difficulty !== undefined ? { difficulty: params.difficulty } : {}),
-      ...(params.seed !== undefined ? { seed: params.seed } : {}),
-    };
+    this.chosen = chosen;
     this.stats = freshStats();
     this.totalReward = 0;
     this.terminated = false;

@@ -181,7 +181,11 @@ async function sessionCreate(id: JsonRpcId, params: Record<string, unknown>, ctx
     const envelope = await session.exclusive(ctx.sessions.clock, () =>
       session.reset(reset, episodeId, ctx.viewer, "mcp"),
     );
-    return success(id, { session_id: episodeId, observation: envelope.observation as unknown as JsonValue });
+    return success(id, {
+      session_id: episodeId,
+      observation: envelope.observation as unknown as JsonValue,
+      metadata: envelope.metadata,
+    });
   } catch (err) {
     ctx.sessions.close(session, "reset failed");
     throw err;

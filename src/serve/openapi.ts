@@ -123,7 +123,8 @@ export function openApiDoc(target: ServeTarget, spec: EnvSpec, serverVersion: st
             seed: {
               type: ["integer", "null"],
               minimum: -1,
-              description: "-1 or null: any seed (the server picks one)",
+              description:
+                "-1 or null: any seed (the server picks one); a seed also decides the family and difficulty not sent",
             },
             episode_id: { type: "string", maxLength: 255 },
             family: { type: "string" },

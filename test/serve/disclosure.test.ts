@@ -2,7 +2,7 @@
  * Issue 17 over the wire, on real sockets: what `proving serve` tells a client. Without the operator
  * token a client is told neither the task the server chose (task id, family, difficulty, seed, start
  * state hash) nor a variant's layers and params (`/metadata`) nor the harness `layers` of a step (the
- * lost reply's step says only `timeout`); what it chose itself is echoed. The operator token's
+ * lost reply's step says only `timeout`); what its own request decided is told (a seed decides all). The operator token's
  * holder is told everything; the gym's own remote client plays either way.
  */
 import assert from "node:assert/strict";
@@ -87,17 +87,20 @@ describe("what a client is told (issue 17)", () => {
     await operator.close(String(opReset.metadata.episode_id));
   });
 
-  test("HTTP: what the client chose is echoed, and only that", async () => {
+  test("HTTP: what the client's request decided is told, and only that", async () => {
     const client = new ServeClient(server.url);
+    // a seed decides the whole task (family and difficulty derive from it): all of it is told
     const partial = await client.reset({ seed: 5 });
     assert.equal(partial.metadata.seed, 5);
-    for (const key of ["task_id", "family", "difficulty", "state_hash"])
-      assert.equal(partial.metadata[key], undefined, key);
+    assert.match(String(partial.metadata.task_id), /^device-support@1\/[a-z-]+\/d1\/s5$/);
+    assert.equal(typeof partial.metadata.family, "string");
+    assert.equal(partial.metadata.difficulty, 1);
+    assert.equal(typeof partial.metadata.state_hash, "string");
     const pid = String(partial.metadata.episode_id);
     const pstate = await client.state(pid);
     assert.equal(pstate.seed, 5);
-    assert.equal(pstate.family, null);
-    assert.equal(pstate.task_id, null);
+    assert.equal(pstate.family, partial.metadata.family);
+    assert.equal(pstate.task_id, partial.metadata.task_id);
     const chosen = await client.reset(TASK);
     assert.equal(chosen.metadata.task_id, "device-support@1/needs-approval/d1/s2");
     assert.equal(chosen.metadata.family, "needs-approval");
