@@ -67,7 +67,7 @@ export function queueScheduler(opts: QueueSchedulerOptions): TrialScheduler & { 
           }
           if (recorded.length >= planned) {
             await reconcileExperiment(store, queue, experimentId, opts); // marks it completed
-            return;
+            return "done";
           }
           if (stopped()) return "handed_off";
           if (Date.now() - lastReconcile >= reconcileMs) {

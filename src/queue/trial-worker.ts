@@ -1,5 +1,4 @@
 import os from "node:os";
-import path from "node:path";
 import type { Job, Queue, Worker } from "bullmq";
 import { errorMessage } from "../core/errors.ts";
 import { unranRecord } from "../runner/trial-record.ts";

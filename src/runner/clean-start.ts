@@ -5,7 +5,6 @@ import type { WorldDefinition } from "../core/registry.ts";
 import { TrialEnd } from "../core/trial-end.ts";
 import type { EpisodeEnd } from "./env-pool.ts";
 import { classify } from "./outcome.ts";
-import { safeStateHash } from "./state-hash.ts";
 import type { StartStates, TrialDeps } from "./trial-deps.ts";
 import type { Guard, WorldStart } from "./trial-start.ts";
 import type { TrialState } from "./trial-state.ts";

@@ -49,8 +49,8 @@ export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): P
   const progress = newProgress(plan.manifest.length, recordedBefore.size);
   const pools = new Map<number, EnvironmentPool>();
   const poolOf = (slot: number) => {
-    let pool = pools.get(slot);
-    if (!pool) pools.set(slot, (pool = new EnvironmentPool(opts.environment ?? bareWorld)));
+    const pool = pools.get(slot) ?? new EnvironmentPool(opts.environment ?? bareWorld);
+    pools.set(slot, pool);
     return pool;
   };
   let ranNow = 0;

@@ -1,19 +1,19 @@
 import type { TrialSpec } from "../core/contracts.ts";
 
 /**
- * Decides where and when the planned trials of a run execute. `run` resolves once every trial it
- * started has finished; it starts nothing more once `stopped()` is true (an abort, a lost lease).
- * In-process schedulers call `runOne` (its `slot` names the worker, for per-worker state such as an
- * environment pool); a queue scheduler hands the trials to workers in other processes instead, and
- * they run them through the same executor, and `run` resolves `"handed_off"` when it stops following
- * them while they may still be running.
+ * Decides where and when the planned trials of a run execute; it starts nothing more once `stopped()`
+ * is true (an abort, a lost lease). In-process schedulers call `runOne` (its `slot` names the worker,
+ * for per-worker state such as an environment pool) and resolve `"done"` once every trial they started
+ * has finished. A queue scheduler hands the trials to workers in other processes, which run them
+ * through the same executor; it resolves `"done"` once all are recorded, or `"handed_off"` when it
+ * stops following them while they may still be running.
  */
 export interface TrialScheduler {
   run(
     todo: readonly TrialSpec[],
     runOne: (spec: TrialSpec, slot: number) => Promise<void>,
     stopped: () => boolean,
-  ): Promise<void | "handed_off">;
+  ): Promise<"done" | "handed_off">;
 }
 
 /** `concurrency` workers in this process, each taking the next planned trial in manifest order. */
@@ -28,6 +28,7 @@ export function poolScheduler(concurrency: number): TrialScheduler {
       await Promise.all(
         Array.from({ length: Math.min(workers, Math.max(1, todo.length)) }, (_, i) => worker(i)),
       );
+      return "done";
     },
   };
 }

@@ -59,7 +59,14 @@ describe("a gym is instances", () => {
     ]);
     assert.ok(d.rules.includes("rule.lose-reply-after-commit@1") && d.rules.includes("rule.rate-limit@1"));
     assert.deepEqual(d.handoffs, ["handoff.replacement-order@1"]);
-    assert.deepEqual(d.agentKinds, ["openai", "anthropic", "openai-compatible", "cmd", "cmd-jsonl", "learner"]);
+    assert.deepEqual(d.agentKinds, [
+      "openai",
+      "anthropic",
+      "openai-compatible",
+      "cmd",
+      "cmd-jsonl",
+      "learner",
+    ]);
     assert.deepEqual(JSON.parse(JSON.stringify(d)), d, "a description is plain JSON");
     const other = defaultGym({ worlds: [toyWorld()] });
     assert.ok(other.registry.hasWorld("toy@1"));

@@ -271,7 +271,7 @@ describe("executePlan: the plan, write-once records, schedulers and statuses", (
         registry: { world: () => world },
         agents,
         recorder: new StoreRecorder(store),
-        scheduler: { run: async () => "handed_off" },
+        scheduler: { run: async () => "handed_off" as const },
       });
       assert.equal(result.ranNow, 0);
       assert.equal(result.interrupted, true);
@@ -290,6 +290,7 @@ describe("executePlan: the plan, write-once records, schedulers and statuses", (
       run: async (todo: readonly TrialSpec[], runOne: (s: TrialSpec, slot: number) => Promise<void>) => {
         await runOne(todo[0], 0);
         await runOne(todo[0], 0);
+        return "done" as const;
       },
     };
     await executePlan(p, {
