@@ -28,6 +28,12 @@ export async function resumeExperiment(
       `no experiment ${experimentId} in the store (start it with \`proving run --id ${experimentId}\`)`,
     );
   }
+  if (experiment.config.kind === "serve") {
+    throw configError(
+      "bad_experiment",
+      `experiment ${experimentId} was recorded by \`proving serve\`: its episodes were played by clients, so there is nothing to resume (its missing episodes were abandoned)`,
+    );
+  }
   const config = parseExperiment({ ...experiment.config, id: experimentId });
   const previouslyRecorded = (await store.recordedTrialIds(experimentId)).size;
   const result = await runExperiment(config, opts);
