@@ -35,6 +35,28 @@ const message = (err) => {
 
 const post = (msg) => parentPort.postMessage(msg);
 
+/**
+ * A JSON.stringify replacer that refuses what JSON would silently change (as the runner refuses it
+ * from an in-process agent): NaN and Infinity (JSON writes null), a class instance such as a Date or
+ * a Map (JSON writes its toJSON or {}), a getter. It sees the raw value
+ * (`this[key]`), before `toJSON`.
+ */
+function plainOnly(key, value) {
+  const raw = this[key];
+  const at = key === "" ? "the action" : key;
+  if (typeof raw === "number" && !Number.isFinite(raw)) throw new Error(`${at} is ${raw}, not a JSON number`);
+  if (raw !== null && typeof raw === "object") {
+    const proto = Object.getPrototypeOf(raw);
+    if (!Array.isArray(raw) && proto !== Object.prototype && proto !== null)
+      throw new Error(`${at} is a ${proto?.constructor?.name ?? "non-plain"} object, not plain JSON`);
+  }
+  if (this !== undefined && key !== "") {
+    const d = Object.getOwnPropertyDescriptor(this, key);
+    if (d && !("value" in d)) throw new Error(`${at} is a getter, not a value`);
+  }
+  return value;
+}
+
 let agent;
 let session;
 
@@ -61,7 +83,7 @@ async function handle(msg) {
       const action = await session.act(msg.observation);
       let json;
       try {
-        json = JSON.stringify(action);
+        json = JSON.stringify(action, plainOnly);
       } catch (err) {
         return { type: "error", message: `act() returned an action that is not plain JSON: ${message(err)}` };
       }

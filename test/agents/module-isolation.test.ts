@@ -89,9 +89,14 @@ describe("module agents cannot end the run", () => {
     ["getter", /getter/],
     ["tojson", /toJSON/],
     ["proxy", /proxy trap/],
+    // what JSON would silently change, and what is too large to keep
+    ["nan", /NaN, not a JSON number/],
+    ["date", /Date object/],
+    ["map", /Map object/],
+    ["huge", /larger than 1048576 characters/],
   ];
   for (const inProcess of [false, true]) {
-    test(`${inProcess ? "in process" : "isolated"}: args no store can keep (cycle, BigInt, getter, toJSON, Proxy) → agent_error, nothing half-recorded`, async () => {
+    test(`${inProcess ? "in process" : "isolated"}: args no store can keep (cycle, BigInt, getter, toJSON, Proxy, NaN, Date, Map, 20 MB) → agent_error, nothing half-recorded`, async () => {
       const r = await run(
         argKinds.map(([kind]) => `args/${kind}.mjs`),
         { trials: 1, inProcess },
