@@ -83,8 +83,13 @@ export interface AuditOptions {
   maxSteps?: number;
   /** Random-agent episodes per family × difficulty × seed (default 2). */
   randomEpisodes?: number;
-  /** Largest action to send, in bytes (a server's frame limit). */
+  /**
+   * Largest action to send, in bytes, longest string and deepest arguments (a server's declared
+   * limits: `connectRemote(url).limits`); the fuzzer sends nothing past them. Default: none.
+   */
   maxActionBytes?: number;
+  maxStringLength?: number;
+  maxDepth?: number;
   /** Called for each environment the audit is done with (a remote one: `env.close()`). */
   dispose?: (env: Environment) => void | Promise<void>;
 }

@@ -1,12 +1,23 @@
 import type { EnvSpec } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
+import type { JsonLimits } from "./json-limits.ts";
 import type { ServeTarget } from "./target.ts";
 
 /** The protocol version this server speaks (bumped on incompatible wire changes). */
 export const SERVE_PROTOCOL = "openenv-compatible/1";
 
-/** `/metadata`: OpenEnv's fields (name, description, version) plus what a remote runner needs. */
-export function metadataDoc(target: ServeTarget, spec: EnvSpec): JsonObject {
+/** What a server refuses before any world sees it (`limits` of `/metadata`; snake_case on the wire). */
+export interface ServeLimits extends JsonLimits {
+  /** Largest request body (HTTP) or message (WebSocket), in bytes. */
+  maxBodyBytes: number;
+}
+
+/**
+ * `/metadata`: OpenEnv's fields (name, description, version) plus what a remote runner needs, and
+ * the server's request limits when given (`limits: {max_body_bytes, max_json_depth,
+ * max_string_length}`: a client, the audit's fuzzer, keeps its requests within them).
+ */
+export function metadataDoc(target: ServeTarget, spec: EnvSpec, limits?: ServeLimits): JsonObject {
   const [name, version] = target.world.id.split("@");
   return {
     name: target.id,
@@ -21,6 +32,15 @@ export function metadataDoc(target: ServeTarget, spec: EnvSpec): JsonObject {
     terminal_tools: spec.terminalTools,
     families: target.world.families as unknown as JsonObject[],
     protocol: SERVE_PROTOCOL,
+    ...(limits
+      ? {
+          limits: {
+            max_body_bytes: limits.maxBodyBytes,
+            max_json_depth: limits.maxDepth,
+            max_string_length: limits.maxStringLength,
+          },
+        }
+      : {}),
   };
 }
 

@@ -51,13 +51,13 @@ async function readJson(c: Context, limits: JsonLimits): Promise<unknown> {
 /** The HTTP half of the server: OpenEnv's routes, with real per-`episode_id` sessions. */
 export function createHttpApp(deps: HttpAppDeps): Hono {
   const { sessions, target, spec } = deps;
-  const metadata = metadataDoc(target, spec);
+  const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
+  const metadata = metadataDoc(target, spec, { ...limits, maxBodyBytes: deps.maxBodyBytes });
   const clientMetadata = serverMetadataFor(metadata, CLIENT_VIEW);
   const viewerOf = deps.viewerOf ?? (() => CLIENT_VIEW);
   const viewer = (c: Context) => viewerOf(c.req.header("authorization"));
   const schema = schemaDoc(spec);
   const openapi = openApiDoc(target, spec, deps.version ?? OPENAPI_VERSION);
-  const limits = deps.jsonLimits ?? DEFAULT_JSON_LIMITS;
   const originAllowed = deps.originAllowed ?? (() => true);
   const app = new Hono();
 

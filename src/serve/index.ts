@@ -39,8 +39,10 @@ export {
 } from "./protocol.ts";
 export {
   connectRemote,
+  limitsFromMetadata,
   RemoteEnvironment,
   type RemoteEnvironmentOptions,
+  type RemoteLimits,
   type RemoteTarget,
   specFromMetadata,
 } from "./remote-environment.ts";

@@ -175,9 +175,44 @@ export class RemoteEnvironment implements Environment {
   }
 }
 
+/**
+ * What a request to the server must stay within, in the checker's terms (`CheckOptions`): the
+ * largest action as JSON, the longest string, the deepest nesting of an action's arguments.
+ */
+export interface RemoteLimits {
+  maxActionBytes: number;
+  maxStringLength: number;
+  maxDepth: number;
+}
+
+/** Room left in a message for what wraps the action (`{"type":"step","data":…}`, `{"action":…,"episode_id":…}`). */
+const ENVELOPE_BYTES = 1024;
+/** Levels above an action's `args` in a message: the message and its `data` (or `action`) object. */
+const ENVELOPE_DEPTH = 2;
+
+const positiveInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v > 0;
+
+/**
+ * The limits a server declares in `/metadata` (`limits: {max_body_bytes, max_json_depth,
+ * max_string_length}`), as the action limits of its messages; undefined when it declares none.
+ */
+export function limitsFromMetadata(meta: RemoteMetadata): RemoteLimits | undefined {
+  const l = meta.limits;
+  if (typeof l !== "object" || l === null || Array.isArray(l)) return undefined;
+  const { max_body_bytes: body, max_json_depth: depth, max_string_length: chars } = l;
+  if (!positiveInt(body) || !positiveInt(depth) || !positiveInt(chars)) return undefined;
+  return {
+    maxActionBytes: Math.max(1, body - ENVELOPE_BYTES),
+    maxStringLength: chars,
+    maxDepth: Math.max(1, depth - ENVELOPE_DEPTH),
+  };
+}
+
 export interface RemoteTarget {
   url: string;
   metadata: RemoteMetadata;
+  /** The limits the server declares (pass them to `checkEnvironment` / `auditEnvironment`), if any. */
+  limits: RemoteLimits | undefined;
   /** The base world the server serves. */
   world: string;
   spec: EnvSpec;
@@ -228,5 +263,6 @@ export async function connectRemote(url: string, opts: ClientOptions = {}): Prom
     await Promise.all([...open].map((e) => e.close()));
     open.clear();
   };
-  return { url: client.baseUrl, metadata, world: spec.world, spec, environment, close };
+  const limits = limitsFromMetadata(metadata);
+  return { url: client.baseUrl, metadata, limits, world: spec.world, spec, environment, close };
 }

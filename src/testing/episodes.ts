@@ -82,6 +82,22 @@ export async function replay(
   }
 }
 
+const TRANSPORT_LIMITS = new Set(["max_string_length", "max_depth"]);
+
+/**
+ * Whether a step's error is the transport refusing the request as past its limits before any world
+ * saw it (a server's `PAYLOAD_TOO_LARGE`, or its `VALIDATION_ERROR` naming a JSON limit): not the
+ * world throwing. A target that declares its limits is sent nothing past them (`fits`).
+ */
+export function refusedByTransport(err: unknown): boolean {
+  if (!(err instanceof ProvingError)) return false;
+  if (err.code === "remote_payload_too_large") return true;
+  const details = err.details;
+  const limit =
+    typeof details === "object" && details !== null ? (details as { limit?: unknown }).limit : undefined;
+  return err.code === "remote_validation_error" && typeof limit === "string" && TRANSPORT_LIMITS.has(limit);
+}
+
 /** Every string leaf of a JSON value (ids, models, addresses...), short ones only. */
 function collectStrings(value: unknown, into: Set<string>): void {
   if (typeof value === "string") {
@@ -128,7 +144,9 @@ export function fits(subject: Subject, action: Action): boolean {
 
 /**
  * A seeded random walk of up to `steps` actions on a fresh episode: mostly schema-valid calls of
- * random tools (terminal tools rarely), some with malformed argument objects. Returns the actions taken.
+ * random tools (terminal tools rarely), some with malformed argument objects, each within the
+ * target's declared limits (`fits`). Returns the actions taken; a call the transport refused as past
+ * its limits (an undeclared one) ends the walk before it: it never reached the world.
  */
 export async function randomWalk(subject: Subject, cell: Cell, rng: Rng, steps: number): Promise<Action[]> {
   const env = subject.create(cell);
@@ -150,8 +168,14 @@ export async function randomWalk(subject: Subject, cell: Cell, rng: Rng, steps: 
         action = { tool: tool.name, args, callId: `w${i}` } as Action;
         // within the Action contract (args an object): what an agent can make the runner send
       } while (!isPlainObject(action.args) || !fits(subject, action));
+      let r: StepResult;
+      try {
+        r = await env.step(structuredClone(action));
+      } catch (err) {
+        if (refusedByTransport(err)) break;
+        throw err;
+      }
       actions.push(action);
-      const r = await env.step(structuredClone(action));
       collectStrings(r.observation.kind === "tool_result" ? r.observation.result : null, pool);
       if (r.terminated || r.truncated) break;
     }

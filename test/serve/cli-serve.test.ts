@@ -3,29 +3,14 @@
  * `PROVING_SERVE_OPERATOR_TOKEN`; a client without it is not told the seed the server chose.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { spawnCli } from "../support/cli.ts";
 import { firstLine } from "./play.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
 function serve(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      "--no-node-snapshot",
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "serve",
-      "--world",
-      "device-support@1",
-      ...args,
-    ],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  return spawnCli(["serve", "--world", "device-support@1", ...args], env);
 }
 
 async function bareReset(url: string, token?: string): Promise<Record<string, unknown>> {

@@ -1,5 +1,5 @@
 /** Runs the real CLI (`node bin/proving.mjs ...`) in a child process, for end-to-end tests. */
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -45,4 +45,18 @@ export function parseJson<T = unknown>(r: CliResult): T {
       `stdout is not one JSON document (exit ${r.code}):\n${r.stdout.slice(0, 2000)}\n--- stderr:\n${r.stderr.slice(0, 2000)}`,
     );
   }
+}
+
+/**
+ * Starts `proving ...args` from source (`src/cli/main.ts` under tsx) as a long-lived child (a
+ * `proving serve`), its stdout and stderr piped; the caller kills it.
+ */
+export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
+  // a child of `node --test` must not report to the parent test runner
+  const { NODE_TEST_CONTEXT: _, ...parent } = process.env;
+  return spawn(process.execPath, ["--no-node-snapshot", "--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...parent, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }

@@ -59,7 +59,8 @@ export function registerAudit(program: Command, gymSource: GymSource): void {
             world: gym.world(remote.world),
             environment: remote.environment,
             label: remote.url,
-            maxActionBytes: 512 * 1024,
+            // within the limits the server declares (an older server declares none: its 1 MiB frames)
+            ...(remote.limits ?? { maxActionBytes: 512 * 1024 }),
             dispose: (env) => (env as unknown as { close(): Promise<void> }).close(),
           });
         } finally {

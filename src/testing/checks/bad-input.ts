@@ -2,7 +2,7 @@ import type { Action, Environment, StepResult, ToolDescriptor, ToolError } from 
 import { ProvingError } from "../../core/errors.ts";
 import { Rng } from "../../core/rng.ts";
 import type { CheckRun, Scope } from "../check-run.ts";
-import { contextStrings, fits, verdictOf } from "../episodes.ts";
+import { contextStrings, fits, refusedByTransport, verdictOf } from "../episodes.ts";
 import { validates } from "../json-schema.ts";
 import { malformedArgs } from "../malformed.ts";
 import type { Cell } from "../subject.ts";
@@ -35,6 +35,7 @@ type Taken =
   | { kind: "answered"; error: ToolError; byLayer: boolean }
   | { kind: "accepted" }
   | { kind: "refused" }
+  | { kind: "transport" }
   | { kind: "broken" };
 
 /** What the cases came to, beyond failures (reported as details of a passed check). */
@@ -42,6 +43,8 @@ interface Tally {
   layered: number;
   refused: number;
   skipped: number;
+  /** Refused by the transport as past its limits (undeclared ones), before the world saw them. */
+  transport: number;
 }
 
 /**
@@ -56,6 +59,7 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
   } catch (err) {
     const callers = err instanceof ProvingError && (err.fault === "config" || err.fault === "agent");
     if (callers && outsideContract(action)) return { kind: "refused" };
+    if (refusedByTransport(err)) return { kind: "transport" };
     s.fail(`step threw ${err instanceof Error ? err.message : String(err)}`);
     return { kind: "broken" };
   }
@@ -85,6 +89,7 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
  */
 function judge(s: Scope, taken: Taken, tally: Tally, field?: string): void {
   if (taken.kind === "refused") tally.refused++;
+  if (taken.kind === "transport") tally.transport++;
   if (taken.kind === "accepted") s.fail("accepted malformed arguments");
   if (taken.kind !== "answered") return;
   const e = taken.error;
@@ -108,6 +113,8 @@ function noteTally(run: CheckRun, tally: Tally): void {
     run.note(
       `${tally.skipped} past the transport limits (maxActionBytes, maxStringLength, maxDepth) not sent`,
     );
+  if (tally.transport > 0)
+    run.note(`${tally.transport} refused by the transport as past its limits, before the world saw them`);
 }
 
 /**
@@ -135,7 +142,7 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
     async run(run) {
       if (!first) return;
       const rng = Rng.seeded(n, `malformed/${tool.name}`);
-      const tally: Tally = { layered: 0, refused: 0, skipped: 0 };
+      const tally: Tally = { layered: 0, refused: 0, skipped: 0, transport: 0 };
       let current: { env: Environment; pool: string[]; from: number } | undefined;
       let sent = 0;
       for (let tries = 0; sent < n; tries++) {
@@ -156,9 +163,15 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
         }
         sent++;
         const env = current.env;
+        const refusedBefore = tally.transport;
         await run.scope(`${tool.name} case ${sent} (${c.how.join(", ")})`, async (s: Scope) =>
           judge(s, await takeBadCall(s, env, action), tally, c.field),
         );
+        if (tally.transport > refusedBefore) {
+          // the transport may have dropped the session with the request (WebSocket close 1009)
+          await subject.release(env);
+          current = undefined;
+        }
       }
       if (current) {
         const env = current.env;
@@ -180,7 +193,7 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
       async run(run) {
         if (!first) return;
         const { env } = await episode(first);
-        const tally: Tally = { layered: 0, refused: 0, skipped: 0 };
+        const tally: Tally = { layered: 0, refused: 0, skipped: 0, transport: 0 };
         for (const [i, name] of names.entries()) {
           const action: Action = { tool: name, args: {}, callId: `u${i}` };
           await run.scope(`tool "${name.slice(0, 20)}"`, async (s: Scope) =>
