@@ -5,7 +5,6 @@ import type { JsonObject } from "../core/json.ts";
 import type { Registry } from "../core/registry.ts";
 import { executePlan } from "../runner/executor.ts";
 import { MemoryRecorder } from "../runner/memory-recorder.ts";
-import type { TrialRecorder } from "../runner/recorder.ts";
 import { StoreRecorder } from "../runner/store-recorder.ts";
 import type { StartStates } from "../runner/trial-deps.ts";
 import { sequentialScheduler } from "../runner/trial-scheduler.ts";
@@ -29,21 +28,6 @@ export interface RunSpecsOptions {
   keepRunning?: boolean;
 }
 
-/** A recorder whose `completed` leaves the experiment's status alone (still `running`). */
-function keptRunning(recorder: TrialRecorder): TrialRecorder {
-  return {
-    open: (experiment, manifest) => recorder.open(experiment, manifest),
-    record: (record) => recorder.record(record),
-    flush: () => recorder.flush(),
-    read: (id) => recorder.read(id),
-    summaries: () => recorder.summaries(),
-    close: (end) => recorder.close(end === "completed" ? "handed_off" : end),
-    get lost() {
-      return recorder.lost;
-    },
-  };
-}
-
 /**
  * Runs planned trials of one experiment in order, one at a time, through the runner's one pipeline
  * (`executePlan` with a sequential scheduler): these specs go into the manifest before any of them
@@ -53,10 +37,9 @@ function keptRunning(recorder: TrialRecorder): TrialRecorder {
 export async function runSpecs(specs: readonly TrialSpec[], opts: RunSpecsOptions): Promise<TrialRecord[]> {
   if (!specs.length) return [];
   const experimentId = specs[0].experimentId;
-  const base = opts.store
-    ? new StoreRecorder(opts.store, { flushEveryMs: 0 })
+  const recorder = opts.store
+    ? new StoreRecorder(opts.store, { flushEveryMs: 0, ...(opts.keepRunning ? { keepRunning: true } : {}) })
     : new MemoryRecorder({ keepRecords: true });
-  const recorder = opts.keepRunning ? keptRunning(base) : base;
   const ran = new Map<string, TrialRecord>();
   await executePlan(
     {

@@ -17,6 +17,12 @@ export interface StoreRecorderOptions {
   batchSize?: number;
   /** Commit buffered records at least this often while the run goes on (default 50 ms; 0: every record). */
   flushEveryMs?: number;
+  /**
+   * The caller goes on planning into this experiment in later runs (a curriculum's episodes): a
+   * `completed` close leaves it `running`; the caller sets its final status. An interrupted close still
+   * marks it.
+   */
+  keepRunning?: boolean;
 }
 
 /**
@@ -87,7 +93,7 @@ export class StoreRecorder implements TrialRecorder {
 
   async close(end: RunEnd): Promise<void> {
     let failed: unknown;
-    let status = end;
+    let status = end === "completed" && this.#opts.keepRunning ? "handed_off" : end;
     try {
       await this.#writer.flush();
     } catch (err) {
