@@ -1,6 +1,7 @@
 export { admissibleActionsOf, inspectionOf } from "./capabilities.ts";
 export { VirtualClock } from "./clock.ts";
 export type {
+  ActContext,
   Action,
   ActionMeta,
   AdmissibleAction,

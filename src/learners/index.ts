@@ -1,6 +1,5 @@
 export { actionKey, EpisodeMemory } from "./features.ts";
 export {
-  type ActContext,
   Learner,
   type LearnerOptions,
   LearnerSession,

@@ -7,7 +7,7 @@
  * order (trials in manifest order) is deterministic.
  */
 import type {
-  AdmissibleAction,
+  ActContext,
   Agent,
   AgentAction,
   AgentSession,
@@ -32,11 +32,6 @@ import {
   type TrainingHistory,
 } from "./policy.ts";
 import { Q_DEFAULTS, type QConfig, QTable } from "./q-table.ts";
-
-/** What a learner's session is given besides the observation: the actions it may choose from. */
-export interface ActContext {
-  admissible?: readonly AdmissibleAction[];
-}
 
 /** A learner's episode as it remembers it: its decisions. */
 export interface LearnerTrajectory {

@@ -1,8 +1,14 @@
-import type { AdmissibleAction, Agent, AgentAction, AgentSession, Observation } from "../core/contracts.ts";
+import type {
+  ActContext,
+  AdmissibleAction,
+  Agent,
+  AgentAction,
+  AgentSession,
+  Observation,
+} from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import { cloneJson } from "../core/json.ts";
 import type { Rng } from "../core/rng.ts";
-import type { ActContext } from "./learner.ts";
 
 /**
  * The learners' floor: picks uniformly among the admissible actions (seeded, injected RNG). What a
