@@ -1,4 +1,4 @@
-import { errorTextSource, SEEDED_RANDOM_SOURCE } from "../sandbox/prelude-fragments.ts";
+import { errorTextSource, SEEDED_RANDOM_SOURCE, virtualClockSource } from "../sandbox/prelude-fragments.ts";
 
 /**
  * The JavaScript that runs in each fresh context of a generated rule's isolate, before the rule's
@@ -89,18 +89,9 @@ ${errorTextSource(400)}
   };
 
   // ---- determinism: a fixed clock, seeded randomness
-  const NativeDate = Date;
-  class FixedDate extends NativeDate {
-    constructor(...args) {
-      if (args.length === 0) super(0);
-      else super(...args);
-    }
-    static now() {
-      return 0;
-    }
-  }
+${virtualClockSource("0")}
 ${SEEDED_RANDOM_SOURCE}
-  globalThis.Date = FixedDate;
+  globalThis.Date = VirtualDate;
 
   // ---- the rule API's helpers
   const blocked = function blocked(reason, opts) {
@@ -200,7 +191,7 @@ ${SEEDED_RANDOM_SOURCE}
 
   for (const o of [Object, Object.prototype, Array, Array.prototype, Function.prototype, String.prototype,
     Number.prototype, Boolean.prototype, globalThis.Function, Error, Error.prototype, TypeError, TypeError.prototype, JSON, Math,
-    Promise, Promise.prototype, RegExp.prototype, Map.prototype, Set.prototype, Symbol, Date, FixedDate,
-    FixedDate.prototype]) freeze(o);
+    Promise, Promise.prototype, RegExp.prototype, Map.prototype, Set.prototype, Symbol, VirtualDate,
+    VirtualDate.prototype]) freeze(o);
 })();
 `;

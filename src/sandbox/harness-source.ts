@@ -1,4 +1,4 @@
-import { errorTextSource, SEEDED_RANDOM_SOURCE } from "./prelude-fragments.ts";
+import { errorTextSource, SEEDED_RANDOM_SOURCE, virtualClockSource } from "./prelude-fragments.ts";
 
 /**
  * The JavaScript that runs inside each isolate before any workspace code: a CommonJS-style module
@@ -49,16 +49,7 @@ ${errorTextSource(300)}
   let now = 0;
   let timerSeq = 0;
   let timers = [];
-  const NativeDate = Date;
-  class VirtualDate extends NativeDate {
-    constructor(...args) {
-      if (args.length === 0) super(now);
-      else super(...args);
-    }
-    static now() {
-      return now;
-    }
-  }
+${virtualClockSource("now")}
 ${SEEDED_RANDOM_SOURCE}
   const setTimeoutV = function setTimeout(fn, ms) {
     if (typeof fn !== "function") throw new TypeError("setTimeout: the callback must be a function");
@@ -207,7 +198,7 @@ ${SEEDED_RANDOM_SOURCE}
   defineProperty(globalThis, "assert", { value: assert, writable: false, configurable: false });
   for (const o of [Object, Object.prototype, Array, Array.prototype, Function.prototype, String.prototype,
     Number.prototype, Boolean.prototype, Error, Error.prototype, JSON, Math, Promise, Promise.prototype,
-    RegExp.prototype, Map.prototype, Set.prototype, Symbol]) freeze(o);
+    RegExp.prototype, Map.prototype, Set.prototype, Symbol, VirtualDate, VirtualDate.prototype]) freeze(o);
 
   for (const t of INPUT.tests) {
     currentFile = t.path;

@@ -24,3 +24,51 @@ export function errorTextSource(max: number): string {
     }
   };`;
 }
+
+/**
+ * `VirtualDate`, the one clock of an isolate prelude: `Date` (called, constructed with no argument,
+ * `Date.now()`, subclassed) and `Intl.DateTimeFormat` formatting "now" all read `nowExpr`, the
+ * prelude's virtual time. The native `Date` stays unreachable: `VirtualDate` is a plain function whose
+ * prototype chain leads to `Function.prototype` (a `class extends Date` would lead back to the native
+ * one, whose `now()` is the host's wall clock), `Date.prototype.constructor` is `VirtualDate`, and the
+ * native `Date.now` reads the virtual clock too. The caller assigns `globalThis.Date = VirtualDate`
+ * and freezes `VirtualDate` and `VirtualDate.prototype`.
+ */
+export function virtualClockSource(nowExpr: string): string {
+  return `  const NativeDate = Date;
+  const clockNow = () => ${nowExpr};
+  const construct = Reflect.construct;
+  const VirtualDate = function Date(...args) {
+    if (new.target === undefined) return new NativeDate(clockNow()).toString();
+    return construct(NativeDate, args.length === 0 ? [clockNow()] : args, new.target);
+  };
+  VirtualDate.prototype = NativeDate.prototype;
+  Object.defineProperty(NativeDate.prototype, "constructor", { value: VirtualDate, writable: false, configurable: false });
+  const virtualNow = function now() {
+    return clockNow();
+  };
+  Object.defineProperty(VirtualDate, "now", { value: virtualNow, writable: false, configurable: false });
+  Object.defineProperty(NativeDate, "now", { value: virtualNow, writable: false, configurable: false });
+  VirtualDate.UTC = NativeDate.UTC;
+  VirtualDate.parse = NativeDate.parse;
+  if (typeof Intl === "object" && Intl !== null && typeof Intl.DateTimeFormat === "function") {
+    const dtf = Intl.DateTimeFormat.prototype;
+    const formatOf = Object.getOwnPropertyDescriptor(dtf, "format").get;
+    Object.defineProperty(dtf, "format", {
+      get() {
+        const format = formatOf.call(this);
+        return (date) => format(date === undefined ? clockNow() : date);
+      },
+      configurable: false,
+    });
+    const formatToParts = dtf.formatToParts;
+    Object.defineProperty(dtf, "formatToParts", {
+      value: function formatToParts_(date) {
+        return formatToParts.call(this, date === undefined ? clockNow() : date);
+      },
+      writable: false,
+      configurable: false,
+    });
+    Object.freeze(dtf);
+  }`;
+}

@@ -365,6 +365,34 @@ describe("generated rule code: hook calls", () => {
     assert.equal((one as unknown as { value: { args: { now: number } } }).value.args.now, 0);
   });
 
+  test("every clock path reads the fixed clock: the native Date behind a subclass, Date(), Intl (issue 27)", () => {
+    const source = `export function filterAction(a: any) {
+  const D: any = Date;
+  const paths: Record<string, unknown> = {
+    proto: typeof Object.getPrototypeOf(D).now === "function" ? Object.getPrototypeOf(D).now() : "none",
+    ctor: (new Date() as any).constructor.now(),
+    ctorNew: new ((new Date(5) as any).constructor)().getTime(),
+    sub: new (class extends D {})().getTime(),
+    called: D(),
+    intl: new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric" }).format(),
+    parts: new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric" }).formatToParts()[0].value,
+    explicit: new Date(86400000).getTime(),
+  };
+  return { ...a, args: paths };
+}`;
+    const one = call(source);
+    assert.equal(one.ok, true, JSON.stringify(one));
+    const args = (one as unknown as { value: { args: Record<string, unknown> } }).value.args;
+    assert.ok(args.proto === "none" || args.proto === 0, `prototype path: ${args.proto}`);
+    assert.equal(args.ctor, 0);
+    assert.equal(args.ctorNew, 0);
+    assert.equal(args.sub, 0);
+    assert.equal(args.called, new Date(0).toString());
+    assert.equal(args.intl, "1970");
+    assert.equal(args.parts, "1970");
+    assert.equal(args.explicit, 86400000, "a date with an argument is that date");
+  });
+
   test("a generated rule sees only copies: what it returns is new data, and the sandbox keeps no host object", () => {
     const r = call(
       "export function filterAction(a: any, s: any) { return { ...a, args: { world: s.world } }; }",

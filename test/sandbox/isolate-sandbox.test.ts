@@ -116,4 +116,17 @@ describe("isolate sandbox", () => {
       JSON.stringify(a.tests),
     );
   });
+
+  test("every clock path reads the virtual clock, also after timers advance it (issue 27)", () => {
+    const source =
+      'test("clock", () => { setTimeout(() => {}, 5000); runTimers();\n' +
+      "  const D = Date; const P = Object.getPrototypeOf(D);\n" +
+      '  assert.ok(typeof P.now !== "function" || P.now() === 5000);\n' +
+      "  assert.equal(new Date().getTime(), 5000); assert.equal(new (class extends D {})().getTime(), 5000);\n" +
+      "  assert.equal(new (new Date(1).constructor)().getTime(), 5000);\n" +
+      "  assert.equal(D(), new Date(5000).toString());\n" +
+      '  assert.equal(new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric" }).format(), "1970"); });';
+    const run = sandbox.run({ files: {}, tests: [{ path: "test/t.test.js", source }] });
+    assert.ok(run.tests[0]?.passed, JSON.stringify(run.tests));
+  });
 });
