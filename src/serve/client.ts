@@ -83,6 +83,8 @@ export interface RemoteMetadata extends JsonObject {
 export interface StepOptions {
   requestId?: string;
   timeoutS?: number;
+  /** Ask for the admissible actions (the reply's `metadata.admissible_actions`). */
+  admissible?: boolean;
 }
 
 function trimSlash(url: string): string {
@@ -166,6 +168,7 @@ export class ServeClient {
       episode_id: episodeId,
       ...(opts.requestId !== undefined ? { request_id: opts.requestId } : {}),
       ...(opts.timeoutS !== undefined ? { timeout_s: opts.timeoutS } : {}),
+      ...(opts.admissible ? { admissible: true } : {}),
     });
   }
 
@@ -339,8 +342,10 @@ export class WsEpisodeClient {
     return expect(reply, "observation").data as StepEnvelope;
   }
 
-  async step(action: WireAction): Promise<StepEnvelope> {
-    const reply = await this.request({ type: "step", data: action as unknown as JsonObject });
+  /** One step; `admissible` asks for the admissible actions in the reply's metadata. */
+  async step(action: WireAction, opts: { admissible?: boolean } = {}): Promise<StepEnvelope> {
+    const data = (opts.admissible ? { ...action, admissible: true } : action) as unknown as JsonObject;
+    const reply = await this.request({ type: "step", data });
     return expect(reply, "observation").data as StepEnvelope;
   }
 

@@ -32,6 +32,7 @@ export function metadataDoc(target: ServeTarget, spec: EnvSpec, limits?: ServeLi
     terminal_tools: spec.terminalTools,
     families: target.world.families as unknown as JsonObject[],
     protocol: SERVE_PROTOCOL,
+    capabilities: { admissible_actions: target.create().capabilities.admissible !== undefined },
     ...(limits
       ? {
           limits: {

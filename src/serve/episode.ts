@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type {
+  AdmissibleActions,
   Budget,
   Environment,
   Observation,
@@ -16,6 +17,7 @@ import { exhaustedBudget } from "../runner/budget.ts";
 import { Deadline } from "../runner/deadline.ts";
 import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
 import { classify } from "../runner/outcome.ts";
+import { admissibleList, admissibleOf } from "./admissible.ts";
 import {
   type ChosenTask,
   resetMetadataFor,
@@ -208,6 +210,13 @@ export class Episode {
     let stateHash: string;
     try {
       env = this.target.create();
+    } catch (err) {
+      this.env = undefined;
+      throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
+    }
+    // refused before anything is reset
+    const admissible = params.admissible ? admissibleOf(env, this.target.id) : undefined;
+    try {
       observation = await env.reset({ task, seed, episodeId });
       stateHash = env.capabilities.inspection?.stateHash() ?? "";
     } catch (err) {
@@ -234,41 +243,50 @@ export class Episode {
     this.truncated = false;
     this.ending = undefined;
     this.broken = undefined;
-    return {
-      observation,
-      reward: null,
-      done: false,
-      metadata: resetMetadataFor(
-        {
-          episode_id: episodeId,
-          step_count: 0,
-          now: 0,
-          terminated: false,
-          truncated: false,
-          environment: this.target.id,
-          world: world.id,
-          task_id: task.id,
-          family,
-          difficulty,
-          seed,
-          state_hash: stateHash,
-          max_steps: this.budget.maxSteps,
-        },
-        this.chosen,
-        viewer,
-      ),
-    };
+    const metadata = resetMetadataFor(
+      {
+        episode_id: episodeId,
+        step_count: 0,
+        now: 0,
+        terminated: false,
+        truncated: false,
+        environment: this.target.id,
+        world: world.id,
+        task_id: task.id,
+        family,
+        difficulty,
+        seed,
+        state_hash: stateHash,
+        max_steps: this.budget.maxSteps,
+      },
+      this.chosen,
+      viewer,
+    );
+    if (admissible) metadata.admissible_actions = this.listAdmissible(admissible);
+    return { observation, reward: null, done: false, metadata };
+  }
+
+  /** The admissible actions now; a world that fails to list them leaves the episode unusable. */
+  private listAdmissible(admissible: AdmissibleActions): JsonValue {
+    try {
+      return admissibleList(admissible, this.done);
+    } catch (err) {
+      this.broken = "listing the admissible actions failed";
+      this.failTrial(err);
+      throw new ServeError("EXECUTION_ERROR", `admissible actions failed: ${errorMessage(err)}`);
+    }
   }
 
   async step(
     action: WireAction,
-    opts: { viewer: Viewer; requestId?: string; timeoutS?: number },
+    opts: { viewer: Viewer; requestId?: string; timeoutS?: number; admissible?: boolean },
   ): Promise<StepEnvelope> {
     const env = this.env;
     if (!env || this.episodeId === null) throw new ServeError("SESSION_ERROR", "no episode: reset first");
     if (this.broken) throw new ServeError("SESSION_ERROR", `the episode is unusable (${this.broken}); reset`);
     if (action.mcp === "list_tools") return this.listTools(opts.requestId);
     if (this.done) throw new ServeError("SESSION_ERROR", "the episode has ended; reset to start another");
+    const admissible = opts.admissible ? admissibleOf(env, this.target.id) : undefined;
     const index = this.stats.steps;
     let result: StepResult;
     // the runner's wall-clock deadline, for this one step
@@ -322,6 +340,16 @@ export class Episode {
     if (truncatedBy !== undefined) bookkeeping.truncated_by = truncatedBy;
     if (verdict) bookkeeping.verdict = verdict as unknown as JsonValue;
     if (opts.requestId !== undefined) bookkeeping.request_id = opts.requestId;
+    const metadata = stepMetadataFor(result.info as JsonObject, bookkeeping, opts.viewer);
+    if (admissible) {
+      // the operator's metadata is the step info itself: never write into the world's object
+      const list = this.listAdmissible(admissible);
+      return this.envelope(action, result, { ...metadata, admissible_actions: list });
+    }
+    return this.envelope(action, result, metadata);
+  }
+
+  private envelope(action: WireAction, result: StepResult, metadata: JsonObject): StepEnvelope {
     return {
       observation:
         action.mcp === "call_tool"
@@ -329,7 +357,7 @@ export class Episode {
           : result.observation,
       reward: result.reward,
       done: this.done,
-      metadata: stepMetadataFor(result.info as JsonObject, bookkeeping, opts.viewer),
+      metadata,
     };
   }
 

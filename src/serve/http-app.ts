@@ -176,6 +176,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
         viewer: who,
         ...(params.request_id !== undefined ? { requestId: params.request_id } : {}),
         ...(params.timeout_s !== undefined ? { timeoutS: params.timeout_s } : {}),
+        ...(params.admissible ? { admissible: true } : {}),
       }),
     );
     return c.json(envelope);

@@ -125,6 +125,8 @@ export interface ResetParams {
   episode_id?: string;
   family?: string;
   difficulty?: number;
+  /** Answer the admissible actions in the reply's `metadata.admissible_actions`. */
+  admissible?: boolean;
 }
 
 export interface StepParams {
@@ -132,6 +134,8 @@ export interface StepParams {
   episode_id?: string;
   timeout_s?: number;
   request_id?: string;
+  /** Answer the admissible actions in the reply's `metadata.admissible_actions`. */
+  admissible?: boolean;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -205,6 +209,7 @@ const resetSchema = z
     episode_id: episodeId.optional(),
     family: z.string().min(1).max(200).optional(),
     difficulty: z.number().int().min(0).max(1000).optional(),
+    admissible: z.boolean().optional(),
   })
   .loose();
 
@@ -214,6 +219,7 @@ const stepSchema = z
     episode_id: episodeId.optional(),
     timeout_s: z.number().positive().max(86_400).optional(),
     request_id: z.string().max(255).optional(),
+    admissible: z.boolean().optional(),
   })
   .loose();
 
@@ -306,6 +312,7 @@ export function parseResetParams(value: unknown): ResetParams {
     ...(r.episode_id !== undefined ? { episode_id: r.episode_id } : {}),
     ...(r.family !== undefined ? { family: r.family } : {}),
     ...(r.difficulty !== undefined ? { difficulty: r.difficulty } : {}),
+    ...(r.admissible === true ? { admissible: true } : {}),
   };
 }
 
@@ -320,6 +327,7 @@ export function parseStepParams(value: unknown): StepParams {
     ...(s.episode_id !== undefined ? { episode_id: s.episode_id } : {}),
     ...(s.timeout_s !== undefined ? { timeout_s: s.timeout_s } : {}),
     ...(s.request_id !== undefined ? { request_id: s.request_id } : {}),
+    ...(s.admissible === true ? { admissible: true } : {}),
   };
 }
 

@@ -1,5 +1,7 @@
 import type {
   Action,
+  AdmissibleAction,
+  AdmissibleActions,
   Environment,
   EnvironmentCapabilities,
   EnvSpec,
@@ -19,12 +21,25 @@ import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient }
 import type { ResetParams, StepEnvelope } from "./protocol.ts";
 
 /** Metadata keys that are wire bookkeeping rather than step info. */
-const WIRE_KEYS = new Set(["episode_id", "step_count", "terminated", "truncated", "request_id"]);
+const WIRE_KEYS = new Set([
+  "episode_id",
+  "step_count",
+  "terminated",
+  "truncated",
+  "request_id",
+  "admissible_actions",
+]);
 
 export interface RemoteEnvironmentOptions extends ClientOptions {
   /** Told when a remote session is opened and closed (to close what a stopped trial left open). */
   onOpened?: (env: RemoteEnvironment) => void;
   onClosed?: (env: RemoteEnvironment) => void;
+  /**
+   * The server declares admissible actions (`capabilities.admissible_actions` in `/metadata`): the
+   * environment then declares them too. Each reset asks for the list; steps ask for it once the
+   * agent has asked (the runner asks before each act of an agent that `usesAdmissibleActions`).
+   */
+  admissible?: boolean;
 }
 
 /**
@@ -39,13 +54,18 @@ export interface RemoteEnvironmentOptions extends ClientOptions {
  * resets again with the same (task, seed, episode id) and checks the remote start state is the same,
  * then plays; the session closes when the episode ends (or on `close()`).
  */
-export class RemoteEnvironment implements Environment {
+export class RemoteEnvironment implements Environment, AdmissibleActions {
   readonly spec: EnvSpec;
   /**
-   * None: the state, its jobs and its clock live on the server, and layers run there. The runner
-   * reports the clean-start and after-episode checks of a remote trial as not checkable.
+   * Admissible actions when the server declares them; nothing else: the state, its jobs and its
+   * clock live on the server, and layers run there. The runner reports the clean-start and
+   * after-episode checks of a remote trial as not checkable.
    */
-  readonly capabilities: EnvironmentCapabilities = {};
+  readonly capabilities: EnvironmentCapabilities;
+  /** The admissible actions of the latest reply that carried them (undefined: not asked for it). */
+  private admissible: AdmissibleAction[] | undefined;
+  /** The agent asked for the admissible actions: every step asks the server for them. */
+  private wantsAdmissible = false;
   private session: WsEpisodeClient | undefined;
   private resetParams: ResetParams | undefined;
   private last: Observation | undefined;
@@ -63,6 +83,26 @@ export class RemoteEnvironment implements Environment {
     private readonly opts: RemoteEnvironmentOptions = {},
   ) {
     this.spec = spec;
+    this.capabilities = opts.admissible ? { admissible: this } : {};
+  }
+
+  /** The admissible actions the server answered with the latest observation. */
+  admissibleActions(): AdmissibleAction[] {
+    this.wantsAdmissible = true;
+    const list = this.admissible;
+    if (!list) {
+      throw new ProvingError(
+        "capability_missing",
+        "remote environment: the admissible actions of this observation were not asked for",
+      );
+    }
+    return list;
+  }
+
+  /** The list a reply carries (`metadata.admissible_actions`), kept for `admissibleActions()`. */
+  private keepAdmissible(envelope: StepEnvelope): void {
+    const list = envelope.metadata.admissible_actions;
+    this.admissible = Array.isArray(list) ? (list as unknown as AdmissibleAction[]) : undefined;
   }
 
   private async open(params: ResetParams, taskId: string): Promise<StepEnvelope> {
@@ -91,9 +131,11 @@ export class RemoteEnvironment implements Environment {
       family: opts.task.family,
       difficulty: opts.task.difficulty,
       ...(opts.episodeId !== undefined ? { episode_id: opts.episodeId } : {}),
+      ...(this.opts.admissible ? { admissible: true } : {}),
     };
     const envelope = await this.open(params, opts.task.id);
     await this.close();
+    this.keepAdmissible(envelope);
     this.resetParams = params;
     this.taskId = opts.task.id;
     this.episodeId =
@@ -126,11 +168,11 @@ export class RemoteEnvironment implements Environment {
 
   async step(action: Action): Promise<StepResult> {
     const session = await this.live();
-    const envelope: StepEnvelope = await session.step({
-      tool: action.tool,
-      args: action.args,
-      callId: action.callId,
-    });
+    const envelope: StepEnvelope = await session.step(
+      { tool: action.tool, args: action.args, callId: action.callId },
+      this.wantsAdmissible ? { admissible: true } : {},
+    );
+    this.keepAdmissible(envelope);
     this.steps++;
     const meta = envelope.metadata;
     const info: StepInfo = { now: typeof meta.now === "number" ? meta.now : this.info.now };
@@ -222,6 +264,12 @@ export interface RemoteTarget {
   close(): Promise<void>;
 }
 
+/** The `capabilities` a server declares in `/metadata` (an older server declares none). */
+function capabilitiesOf(meta: RemoteMetadata): Record<string, unknown> {
+  const c = meta.capabilities;
+  return typeof c === "object" && c !== null && !Array.isArray(c) ? c : {};
+}
+
 /** The EnvSpec a remote server describes in `/metadata`. */
 export function specFromMetadata(meta: RemoteMetadata): EnvSpec {
   return {
@@ -255,6 +303,7 @@ export async function connectRemote(url: string, opts: ClientOptions = {}): Prom
     }
     return new RemoteEnvironment(client.baseUrl, spec, {
       ...opts,
+      admissible: capabilitiesOf(metadata).admissible_actions === true,
       onOpened: (e) => open.add(e),
       onClosed: (e) => open.delete(e),
     });

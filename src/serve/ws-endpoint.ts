@@ -160,6 +160,15 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     const onFailure = (err: unknown) => send(ws, errorMessageOf(err));
     const onObservation = (data: StepEnvelope) => sendObservation(ws, data);
     const stepOpts = { viewer };
+    /** A step's `admissible` flag is the request's, not the action's: taken out of `data`. */
+    const admissibleStepOpts = (data: JsonObject) => {
+      const asked = data.admissible;
+      delete data.admissible;
+      if (typeof asked !== "boolean") {
+        throw new ServeError("VALIDATION_ERROR", "step.data.admissible: expected a boolean");
+      }
+      return asked ? { viewer, admissible: true } : stepOpts;
+    };
     ws.on("message", (data) => {
       liveness.answered = true;
       let msg: WsClientMessage | ServeError;
@@ -173,9 +182,12 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       // as the world's step settles, with no hop through the queue.
       if (!(msg instanceof ServeError) && msg.type === "step") {
         // The per-step hot path: no async wrapper around the step, no reply object to serialize.
-        const action = msg.data;
+        const data = msg.data;
         session
-          .exclusive(sessions.clock, () => session.step(parseAction(action, "step.data"), stepOpts))
+          .exclusive(sessions.clock, () => {
+            const opts = data.admissible === undefined ? stepOpts : admissibleStepOpts(data);
+            return session.step(parseAction(data, "step.data"), opts);
+          })
           .then(onObservation, onFailure);
         return;
       }
