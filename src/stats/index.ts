@@ -14,6 +14,8 @@ export { newcombePairedInterval } from "./newcombe-paired-interval.ts";
 export { normalQuantile, twoSidedZ } from "./normal-quantile.ts";
 export type { PairedBootstrapOptions, PairedValues } from "./paired-bootstrap.ts";
 export { pairedBootstrap } from "./paired-bootstrap.ts";
+export type { PairedCell, PairedClusterBootstrapOptions } from "./paired-cluster-bootstrap.ts";
+export { pairedClusterBootstrap } from "./paired-cluster-bootstrap.ts";
 export type { TaskTrials } from "./pass-at-k.ts";
 export { passAtK, passHatK } from "./pass-at-k.ts";
 export type { SampleSizeForDifferenceOptions } from "./sample-size-for-difference.ts";

@@ -23,7 +23,7 @@ export interface PairedBootstrapOptions {
  * Type-7 sample quantile (linear interpolation between order statistics; the default of R and
  * NumPy): h = (m − 1)·q, value = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋ + 1] − x[⌊h⌋]). `sorted` is ascending.
  */
-function quantileSorted(sorted: Float64Array, q: number): number {
+export function quantileSorted(sorted: Float64Array, q: number): number {
   const h = (sorted.length - 1) * q;
   const lower = Math.floor(h);
   const upper = Math.min(lower + 1, sorted.length - 1);
