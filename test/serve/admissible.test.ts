@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import type { Environment } from "../../src/core/contracts.ts";
+import type { JsonObject } from "../../src/core/json.ts";
 import {
   connectRemote,
   type RemoteEnvironment,
@@ -43,7 +44,7 @@ const withoutAdmissible: ServeTarget = {
   },
 };
 
-type Listed = { tool: string; args: Record<string, unknown> }[];
+type Listed = { tool: string; args: JsonObject }[];
 
 test("admissible: true on HTTP and WS reset/step answers the same list; not asked, not sent", async () => {
   const server = await startServer({ target: worldTarget(deviceSupport), port: 0 });
