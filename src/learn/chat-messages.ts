@@ -3,7 +3,9 @@
  * system prompt, the task as the first user message, then assistant turns with tool calls and the
  * tool results. Consecutive actions an LLM agent took from one reply (`meta.batchSize`) share one
  * assistant turn (parallel tool calls); a failed tool call's result is the `{ok:false, error}` the
- * agent observed, verbatim.
+ * agent observed, verbatim. Steps a Setup layer replayed (`setup: true`) are never assistant turns:
+ * the agent did not take them, it read them in the task's context (`context.setup`, when the layer
+ * discloses them), and that is where the prompt has them.
  */
 
 import { DEFAULT_TEMPLATES, renderTemplate } from "../agents/llm/templates.ts";
@@ -35,8 +37,16 @@ export interface ChatOptions {
   args?: ArgumentsStyle;
   /** Add `name` to tool messages (TRL chat templates read it). */
   toolNames?: boolean;
-  /** Mark replayed setup steps `weight: 0` (OpenAI: in the history, not trained on). */
-  weights?: boolean;
+}
+
+export type AssistantMessage = Extract<ChatMessage, { role: "assistant" }>;
+export type ToolMessage = Extract<ChatMessage, { role: "tool" }>;
+
+/** One assistant turn: its tool calls (one reply) and the tool messages that answered them. */
+export interface ChatTurn {
+  assistant: AssistantMessage;
+  results: ToolMessage[];
+  steps: StepRecord[];
 }
 
 export function chatTools(tools: readonly ToolDescriptor[]): ChatTool[] {
@@ -80,13 +90,18 @@ export function promptMessages(record: TrialRecord): ChatMessage[] {
   ];
 }
 
-/** Groups steps into turns: one per action, or one per LLM reply with several tool calls. */
+/** The steps the agent took: a Setup layer's replayed steps left out (they are the prompt's). */
+export function agentSteps(steps: readonly StepRecord[]): StepRecord[] {
+  return steps.filter((s) => !s.setup);
+}
+
+/** Groups the agent's steps into turns: one per action, or one per LLM reply with several tool calls. */
 export function turnsOf(steps: readonly StepRecord[]): StepRecord[][] {
   const turns: StepRecord[][] = [];
-  for (const step of steps) {
+  for (const step of agentSteps(steps)) {
     const index = step.meta?.batchIndex;
     const last = turns[turns.length - 1];
-    if (typeof index === "number" && index > 0 && last && !step.setup && !last[0].setup) last.push(step);
+    if (typeof index === "number" && index > 0 && last) last.push(step);
     else turns.push([step]);
   }
   return turns;
@@ -98,32 +113,45 @@ export function toolContent(step: StepRecord): string {
   return JSON.stringify(obs.kind === "tool_result" ? obs.result : obs);
 }
 
-/** The assistant and tool messages of a list of steps. */
-export function stepMessages(steps: readonly StepRecord[], options: ChatOptions = {}): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (const turn of turnsOf(steps)) {
-    const calls: ChatToolCall[] = turn.map((s) => ({
-      id: s.action.callId,
-      type: "function",
-      function: {
-        name: s.action.tool,
-        arguments: options.args === "object" ? s.action.args : JSON.stringify(s.action.args),
-      },
-    }));
-    out.push({
+/** The agent's turns of a list of steps, as chat messages (setup steps left out). */
+export function chatTurns(steps: readonly StepRecord[], options: ChatOptions = {}): ChatTurn[] {
+  return turnsOf(steps).map((turn) => ({
+    assistant: {
       role: "assistant",
       content: null,
-      tool_calls: calls,
-      ...(options.weights ? { weight: turn[0].setup ? 0 : 1 } : {}),
-    });
-    for (const s of turn) {
-      out.push({
-        role: "tool",
-        tool_call_id: s.action.callId,
-        content: toolContent(s),
-        ...(options.toolNames ? { name: s.action.tool } : {}),
-      });
-    }
-  }
+      tool_calls: turn.map((s) => ({
+        id: s.action.callId,
+        type: "function",
+        function: {
+          name: s.action.tool,
+          arguments: options.args === "object" ? s.action.args : JSON.stringify(s.action.args),
+        },
+      })),
+    },
+    results: turn.map((s) => ({
+      role: "tool",
+      tool_call_id: s.action.callId,
+      content: toolContent(s),
+      ...(options.toolNames ? { name: s.action.tool } : {}),
+    })),
+    steps: turn,
+  }));
+}
+
+/**
+ * The assistant and tool messages of turns. `endOnAssistant` leaves out the tool messages after the
+ * last assistant turn (what the environment answered to the final decision: nothing to learn from).
+ */
+export function turnMessages(turns: readonly ChatTurn[], endOnAssistant = false): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  turns.forEach((turn, i) => {
+    out.push(turn.assistant);
+    if (!(endOnAssistant && i === turns.length - 1)) out.push(...turn.results);
+  });
   return out;
+}
+
+/** The assistant and tool messages of a list of steps (every result included; setup steps left out). */
+export function stepMessages(steps: readonly StepRecord[], options: ChatOptions = {}): ChatMessage[] {
+  return turnMessages(chatTurns(steps, options));
 }

@@ -5,7 +5,10 @@
  * string; `tool` messages answer a `tool_call_id`; assistant `weight` 0 or 1), Hugging Face TRL's
  * dataset formats (huggingface.co/docs/trl/dataset_formats: conversational language modeling
  * `{messages}` with a `tools` column; tool calls' arguments as objects; conversational preference
- * with an explicit prompt `{prompt, chosen, rejected}`), and the gym's own rollout line.
+ * with an explicit prompt `{prompt, chosen, rejected}`), OpenAI's DPO fine-tuning line
+ * (platform.openai.com, "Direct preference optimization": `{input: {messages, tools?,
+ * parallel_tool_calls?}, preferred_output: [assistant], non_preferred_output: [assistant]}`), and the
+ * gym's own rollout line.
  */
 import type { JsonObject } from "../core/json.ts";
 
@@ -29,7 +32,12 @@ const chatTool = {
   },
 };
 
-function toolCall(args: "string" | "object"): JsonObject {
+/** How a schema takes tool-call arguments: OpenAI's JSON text, TRL's objects, or either (`--args-as`). */
+type ArgsSchema = "string" | "object" | "either";
+
+function toolCall(args: ArgsSchema): JsonObject {
+  const argumentsSchema =
+    args === "string" ? text : args === "object" ? { type: "object" } : { type: ["string", "object"] };
   return {
     type: "object",
     required: ["type", "function", ...(args === "string" ? ["id"] : [])],
@@ -41,20 +49,14 @@ function toolCall(args: "string" | "object"): JsonObject {
         type: "object",
         required: ["name", "arguments"],
         additionalProperties: false,
-        properties: { name: text, arguments: args === "string" ? text : { type: "object" } },
+        properties: { name: text, arguments: argumentsSchema },
       },
     },
   };
 }
 
-function message(args: "string" | "object"): JsonObject {
-  const system: JsonObject = {
-    type: "object",
-    required: ["role", "content"],
-    additionalProperties: false,
-    properties: { role: { enum: ["system", "developer", "user"] }, content: text, name: text },
-  };
-  const assistant: JsonObject = {
+function assistantMessage(args: ArgsSchema): JsonObject {
+  return {
     type: "object",
     required: ["role"],
     additionalProperties: false,
@@ -69,6 +71,16 @@ function message(args: "string" | "object"): JsonObject {
       ...(args === "string" ? { weight: { enum: [0, 1] } } : {}),
     },
   };
+}
+
+function message(args: ArgsSchema): JsonObject {
+  const system: JsonObject = {
+    type: "object",
+    required: ["role", "content"],
+    additionalProperties: false,
+    properties: { role: { enum: ["system", "developer", "user"] }, content: text, name: text },
+  };
+  const assistant = assistantMessage(args);
   const tool: JsonObject = {
     type: "object",
     required: args === "string" ? ["role", "tool_call_id", "content"] : ["role", "content"],
@@ -92,7 +104,16 @@ export const SFT_OPENAI_SCHEMA: JsonObject = {
   },
 };
 
-/** TRL conversational language-modeling line with a tools column (SFTTrainer). */
+/**
+ * A tools column for open-model trainers: the list, or its JSON text (`--tools-as string`: a
+ * datasets/Arrow column of differently shaped schemas; parse it before applying a chat template).
+ */
+const toolsColumn = { oneOf: [{ type: "array", items: chatTool }, text] };
+
+/**
+ * TRL conversational language-modeling line with a tools column (SFTTrainer). Arguments are objects
+ * by default; `--args-as string` writes JSON text (parse it before a template that `tojson`s them).
+ */
 export const SFT_TRL_SCHEMA: JsonObject = {
   $schema: "http://json-schema.org/draft-07/schema#",
   title: "TRL conversational SFT line (with tools)",
@@ -100,12 +121,23 @@ export const SFT_TRL_SCHEMA: JsonObject = {
   required: ["messages"],
   additionalProperties: false,
   properties: {
-    messages: { type: "array", minItems: 2, items: message("object") },
-    tools: { type: "array", items: chatTool },
+    messages: { type: "array", minItems: 2, items: message("either") },
+    tools: toolsColumn,
   },
 };
 
-/** TRL conversational preference line with an explicit prompt (DPOTrainer, RewardTrainer). */
+/** One assistant turn: a decision (what `chosen`/`rejected` and DPO outputs hold, nothing else). */
+const oneAssistantTurn = (args: ArgsSchema): JsonObject => ({
+  type: "array",
+  minItems: 1,
+  maxItems: 1,
+  items: assistantMessage(args),
+});
+
+/**
+ * TRL conversational preference line with an explicit prompt (DPOTrainer, RewardTrainer): `chosen`
+ * and `rejected` are one assistant message each.
+ */
 export const PREFERENCE_SCHEMA: JsonObject = {
   $schema: "http://json-schema.org/draft-07/schema#",
   title: "TRL conversational preference line (explicit prompt, with tools)",
@@ -113,10 +145,33 @@ export const PREFERENCE_SCHEMA: JsonObject = {
   required: ["prompt", "chosen", "rejected"],
   additionalProperties: false,
   properties: {
-    prompt: { type: "array", minItems: 1, items: message("object") },
-    chosen: { type: "array", minItems: 1, items: message("object") },
-    rejected: { type: "array", minItems: 1, items: message("object") },
-    tools: { type: "array", items: chatTool },
+    prompt: { type: "array", minItems: 1, items: message("either") },
+    chosen: oneAssistantTurn("either"),
+    rejected: oneAssistantTurn("either"),
+    tools: toolsColumn,
+  },
+};
+
+/** OpenAI DPO fine-tuning line: the shared prompt as `input`, one assistant message per output. */
+export const PREFERENCE_OPENAI_SCHEMA: JsonObject = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  title: "OpenAI DPO fine-tuning line (with tools)",
+  type: "object",
+  required: ["input", "preferred_output", "non_preferred_output"],
+  additionalProperties: false,
+  properties: {
+    input: {
+      type: "object",
+      required: ["messages"],
+      additionalProperties: false,
+      properties: {
+        messages: { type: "array", minItems: 1, items: message("string") },
+        tools: { type: "array", items: chatTool },
+        parallel_tool_calls: { type: "boolean" },
+      },
+    },
+    preferred_output: oneAssistantTurn("string"),
+    non_preferred_output: oneAssistantTurn("string"),
   },
 };
 
@@ -151,10 +206,12 @@ export const ROLLOUT_SCHEMA: JsonObject = {
     "verdict",
     "outcome",
     "passed",
+    "violations",
+    "violation_penalty",
     "return",
   ],
   properties: {
-    schemaVersion: { const: 1 },
+    schemaVersion: { const: 2 },
     format: { const: "rollout" },
     trial_id: text,
     experiment_id: text,
@@ -215,6 +272,15 @@ export const ROLLOUT_SCHEMA: JsonObject = {
       enum: ["passed", "failed", "violated", "budget_exhausted", "timeout", "agent_error"],
     },
     passed: { type: "boolean" },
+    violations: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["code", "step", "detail"],
+        properties: { code: text, step: { type: "integer", minimum: -1 }, detail: text },
+      },
+    },
+    violation_penalty: { type: "number", minimum: 0 },
     return: { type: "number" },
   },
 };
@@ -226,4 +292,5 @@ export const EXPORT_SCHEMAS = {
   "sft-trl": SFT_TRL_SCHEMA,
   rollouts: ROLLOUT_SCHEMA,
   preference: PREFERENCE_SCHEMA,
+  "preference-openai": PREFERENCE_OPENAI_SCHEMA,
 } as const;

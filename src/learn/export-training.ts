@@ -1,13 +1,14 @@
 /**
  * Writes an experiment's trials as training data in one format (`sft`, `rollouts`, `preference`),
  * after the training filter (no infrastructure failures; no held-out split unless named). Returns
- * how many lines were written and why the other trials were left out.
+ * how many lines were written, why the other trials were left out, and how many preference pairs
+ * never parted at a decision.
  */
 import type { Outcome, TrialRecord } from "../core/contracts.ts";
 import type { LineWriter, Store } from "../store/store.ts";
 import { preferenceLine, preferencePairs } from "./preference-format.ts";
 import { rolloutLine } from "./rollout-format.ts";
-import { type SftDialect, sftLine } from "./sft-format.ts";
+import { type ChatEncoding, type SftDialect, sftLine } from "./sft-format.ts";
 import { type Exclusion, excludedBecause, type TrainingFilter } from "./training-filter.ts";
 
 export type TrainingFormat = "sft" | "rollouts" | "preference";
@@ -15,8 +16,10 @@ export const TRAINING_FORMATS: readonly TrainingFormat[] = ["sft", "rollouts", "
 
 export interface TrainingExportOptions {
   format: TrainingFormat;
-  /** SFT only (default `openai`). */
+  /** SFT and preference: the chat dialect (default: SFT `openai`, preference `trl`). */
   dialect?: SftDialect;
+  /** SFT and preference: tool-call arguments and the tools list as JSON text or as objects. */
+  encoding?: ChatEncoding;
   /** SFT defaults to passed trials only; the other formats to every agent outcome. */
   filter?: TrainingFilter;
 }
@@ -26,6 +29,8 @@ export interface TrainingExportResult {
   /** Trials that passed the filter. */
   trials: number;
   excluded: Record<Exclusion, number>;
+  /** Preference only: pairs (a passing and a failing trial of one task) that never parted at an assistant turn. */
+  pairsWithoutDecision: number;
 }
 
 /** The default outcome filter per format: SFT imitates successes only. */
@@ -42,6 +47,7 @@ export function trainingSink(options: TrainingExportOptions, write: LineWriter) 
     lines: 0,
     trials: 0,
     excluded: { infrastructure: 0, heldout: 0, filter: 0, empty: 0 },
+    pairsWithoutDecision: 0,
   };
   const kept: TrialRecord[] = [];
   return {
@@ -57,14 +63,21 @@ export function trainingSink(options: TrainingExportOptions, write: LineWriter) 
         return;
       }
       const line =
-        options.format === "sft" ? sftLine(record, options.dialect ?? "openai") : rolloutLine(record);
+        options.format === "sft"
+          ? sftLine(record, options.dialect ?? "openai", options.encoding)
+          : rolloutLine(record);
       await write(JSON.stringify(line));
       result.lines++;
     },
     async finish(): Promise<TrainingExportResult> {
       if (options.format === "preference") {
         for (const pair of preferencePairs(kept)) {
-          await write(JSON.stringify(preferenceLine(pair)));
+          const line = preferenceLine(pair, options.dialect ?? "trl", options.encoding);
+          if (!line) {
+            result.pairsWithoutDecision++;
+            continue;
+          }
+          await write(JSON.stringify(line));
           result.lines++;
         }
       }

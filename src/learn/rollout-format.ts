@@ -1,7 +1,12 @@
 /**
  * The rollouts export, for RL trainers: per step the observation the agent acted on, its action, the
- * reward, the next observation and the termination flags; per trial the verdict, the outcome and the
- * return. `rolloutTrajectory` reads a line back into what the trial's trajectory hash covers.
+ * reward, the next observation and the termination flags; per trial the verdict, the outcome, the
+ * verdict's violations and the return. A violation costs: `return` is the sum of the step rewards
+ * (the world's: the verdict's score on the closing step) minus `violation_penalty`, 1 when the
+ * verdict holds any violation (whatever the outcome), else 0. Scores lie in [0, 1], so a violated
+ * trial's return lies in [-1, 0] and never reaches a clean trial's that scored anything; the step
+ * rewards stay the world's (`rolloutTrajectory` reads a line back into what the trial's trajectory
+ * hash covers). Schema version 2 (version 1 had no violations, and its return no penalty).
  */
 import type {
   Action,
@@ -11,6 +16,7 @@ import type {
   StepRecord,
   TrialRecord,
   Verdict,
+  Violation,
 } from "../core/contracts.ts";
 import { type ChatTool, chatTools, trialTools } from "./chat-messages.ts";
 
@@ -28,8 +34,11 @@ export interface RolloutStep {
   setup: boolean;
 }
 
+/** What a trial with at least one violation loses from its return. */
+export const VIOLATION_PENALTY = 1;
+
 export interface RolloutLine {
-  schemaVersion: 1;
+  schemaVersion: 2;
   format: "rollout";
   trial_id: string;
   experiment_id: string;
@@ -47,7 +56,11 @@ export interface RolloutLine {
   verdict: Verdict | null;
   outcome: Outcome;
   passed: boolean;
-  /** Sum of the step rewards. */
+  /** The verdict's violations (code, step in the world's trace, detail); empty without a verdict. */
+  violations: Violation[];
+  /** `VIOLATION_PENALTY` when there is any violation, else 0. */
+  violation_penalty: number;
+  /** Sum of the step rewards minus `violation_penalty`. */
   return: number;
 }
 
@@ -69,8 +82,10 @@ export function rolloutLine(record: TrialRecord): RolloutLine {
     before = s.observation;
     return step;
   });
+  const violations = record.verdict?.violations ?? [];
+  const penalty = violations.length > 0 ? VIOLATION_PENALTY : 0;
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     format: "rollout",
     trial_id: record.spec.id,
     experiment_id: record.spec.experimentId,
@@ -88,7 +103,9 @@ export function rolloutLine(record: TrialRecord): RolloutLine {
     verdict: record.verdict ?? null,
     outcome: record.outcome,
     passed: record.outcome === "passed",
-    return: steps.reduce((sum, s) => sum + s.reward, 0),
+    violations,
+    violation_penalty: penalty,
+    return: steps.reduce((sum, s) => sum + s.reward, 0) - penalty,
   };
 }
 

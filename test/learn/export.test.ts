@@ -106,14 +106,22 @@ test("SFT lines validate (OpenAI and TRL), with a parallel tool call and tool er
       errors.length >= 2,
       "the malformed call's error and the lost reply's timeout are tool messages",
     );
+    // the line ends on the last assistant turn: its calls have no tool message after them
+    assert.equal(line.messages[line.messages.length - 1].role, "assistant");
     const steps = sftSteps(line);
+    const lastTurn = Math.max(...steps.map((s) => s.turn));
     assert.deepEqual(
       steps.map((s) => ({ tool: s.tool, args: s.args, callId: s.callId, result: s.result })),
-      record.steps.map((s) => ({
+      record.steps.map((s, i) => ({
         tool: s.action.tool,
         args: s.action.args,
         callId: s.action.callId,
-        result: s.observation.kind === "tool_result" ? s.observation.result : s.observation,
+        result:
+          steps[i].turn === lastTurn
+            ? undefined
+            : s.observation.kind === "tool_result"
+              ? s.observation.result
+              : s.observation,
       })),
     );
     assert.equal(line.tools.length, record.initial?.kind === "task" ? record.initial.tools.length : -1);
@@ -125,6 +133,28 @@ test("SFT lines validate (OpenAI and TRL), with a parallel tool call and tool er
     filter: { outcomes: [record.outcome] },
   });
   assert.equal(validators.sft(out[0]), false);
+});
+
+test("every SFT line ends on its last assistant turn, in both dialects (no trailing tool message)", async () => {
+  const { records } = await scripted;
+  for (const dialect of ["openai", "trl"] as const) {
+    const { out } = await lines(records, {
+      format: "sft",
+      dialect,
+      filter: { outcomes: ["passed", "failed"] },
+    });
+    assert.ok(out.length >= 4, `${dialect}: ${out.length} lines`);
+    for (const raw of out) {
+      const line = raw as SftLine;
+      assertValid(dialect === "openai" ? "sft" : "trl", line);
+      const last = line.messages[line.messages.length - 1];
+      assert.equal(last.role, "assistant", `${dialect}: the line ends on ${last.role}`);
+      // every other assistant turn is answered by its tool messages, in order
+      const answered = new Set(line.messages.flatMap((m) => (m.role === "tool" ? [m.tool_call_id] : [])));
+      for (const m of line.messages.slice(0, -1))
+        if (m.role === "assistant") for (const c of m.tool_calls) assert.ok(answered.has(c.id));
+    }
+  }
 });
 
 test("rollout lines validate and round-trip to the trial's trajectory hash", async () => {

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { OUTCOMES, type Outcome, type Split, type TrialRecord } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
 import type { TrainingFormat } from "../../learn/export-training.ts";
-import type { SftDialect } from "../../learn/sft-format.ts";
+import type { ChatEncoding, SftDialect } from "../../learn/sft-format.ts";
 import { splitExcluded, type TrainingFilter } from "../../learn/training-filter.ts";
 import type { Store } from "../../store/store.ts";
 import { withStore } from "../context.ts";
@@ -29,13 +29,32 @@ interface ExportFlags {
   agent?: string;
   store?: string;
   format: string;
-  dialect: string;
+  dialect?: string;
+  argsAs?: string;
+  toolsAs?: string;
   variant?: string;
   split?: string;
   includeHeldout?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The dialect and JSON encoding of the chat formats; bad values are config errors. */
+function chatFlags(flags: ExportFlags): { dialect?: SftDialect; encoding: ChatEncoding } {
+  if (flags.dialect !== undefined && flags.dialect !== "openai" && flags.dialect !== "trl")
+    throw configError("bad_flag", `--dialect ${flags.dialect}: use openai or trl`);
+  const style = (flag: string, value: string | undefined) => {
+    if (value !== undefined && value !== "string" && value !== "object")
+      throw configError("bad_flag", `${flag} ${value}: use string or object`);
+    return value;
+  };
+  const args = style("--args-as", flags.argsAs);
+  const tools = style("--tools-as", flags.toolsAs);
+  return {
+    ...(flags.dialect ? { dialect: flags.dialect } : {}),
+    encoding: { ...(args ? { args } : {}), ...(tools ? { tools } : {}) },
+  };
+}
 
 /** The training filter of the flags; bad values are config errors. */
 function trainingFilter(flags: ExportFlags): TrainingFilter {
@@ -69,7 +88,18 @@ export function registerExport(program: Command): void {
       "records (full trial records), sft (chat fine-tuning), rollouts (per-step RL), preference (chosen/rejected pairs)",
       "records",
     )
-    .option("--dialect <dialect>", "sft only: openai (arguments as JSON strings) or trl (objects)", "openai")
+    .option(
+      "--dialect <dialect>",
+      "sft and preference: openai (OpenAI fine-tuning / DPO lines) or trl (TRL's formats); default: sft openai, preference trl",
+    )
+    .option(
+      "--args-as <style>",
+      "sft and preference: tool-call arguments as JSON text (string) or objects (object: what Qwen2.5/Llama 3.1 chat templates expect); default: openai string, trl object",
+    )
+    .option(
+      "--tools-as <style>",
+      "sft and preference: the tools list as objects (default) or one JSON string (a datasets/Arrow column)",
+    )
     .option("--outcome <kind>", "only trials with this outcome (repeatable; sft default: passed)", collect)
     .option("--family <name>", "only trials of this family")
     .option("--agent <id>", "only trials of this agent")
@@ -84,8 +114,7 @@ export function registerExport(program: Command): void {
           "bad_flag",
           `--format ${flags.format}: use records, ${TRAINING_FORMATS.join(", ")}`,
         );
-      if (flags.dialect !== "openai" && flags.dialect !== "trl")
-        throw configError("bad_flag", `--dialect ${flags.dialect}: use openai or trl`);
+      const chat = chatFlags(flags);
       if (flags.format === "records" && (flags.outcome?.length ?? 0) > 1)
         throw configError("bad_flag", "--format records takes one --outcome");
       const filter = trainingFilter(flags);
@@ -106,11 +135,13 @@ export function registerExport(program: Command): void {
           const result = await exportTraining(
             store,
             experimentId,
-            { format: flags.format as TrainingFormat, dialect: flags.dialect as SftDialect, filter },
+            { format: flags.format as TrainingFormat, ...chat, filter },
             write,
           );
           n = result.lines;
           const left = Object.entries(result.excluded).filter(([, count]) => count > 0);
+          if (result.pairsWithoutDecision > 0)
+            left.push(["pair(s) without a decision", result.pairsWithoutDecision]);
           note = left.length
             ? ` (left out: ${left.map(([why, count]) => `${count} ${why}`).join(", ")})`
             : "";
