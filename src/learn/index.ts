@@ -6,12 +6,21 @@
  */
 
 export { BM25_DEFAULTS, Bm25Index } from "./bm25.ts";
-export type { ArgumentsStyle, ChatMessage, ChatTool, ChatToolCall } from "./chat-messages.ts";
-export { chatTools, promptMessages, stepMessages } from "./chat-messages.ts";
+export type {
+  ArgumentsStyle,
+  AssistantMessage,
+  ChatMessage,
+  ChatTool,
+  ChatToolCall,
+  ChatTurn,
+  ToolMessage,
+} from "./chat-messages.ts";
+export { chatTools, chatTurns, promptMessages, stepMessages, turnMessages } from "./chat-messages.ts";
 export type { Embedder, ProviderEmbedderOptions } from "./embedder.ts";
 export { providerEmbedder } from "./embedder.ts";
 export {
   EXPORT_SCHEMAS,
+  PREFERENCE_OPENAI_SCHEMA,
   PREFERENCE_SCHEMA,
   ROLLOUT_SCHEMA,
   SFT_OPENAI_SCHEMA,
@@ -30,15 +39,25 @@ export type { LearnerOptions } from "./learner-agent.ts";
 export { LEARNER_WORLD, learnerAgent, learnerRetrieval, resolvedLearner } from "./learner-agent.ts";
 export type { LlmInducerOptions } from "./llm-inducer.ts";
 export { LLM_INDUCER_SYSTEM, llmInducer, trajectoryDigest } from "./llm-inducer.ts";
-export type { PreferenceLine, PreferencePair } from "./preference-format.ts";
-export { preferenceLine, preferencePairs, REJECTED_OUTCOMES } from "./preference-format.ts";
+export type {
+  OpenAiPreferenceLine,
+  PreferenceDecision,
+  PreferenceLine,
+  PreferencePair,
+} from "./preference-format.ts";
+export {
+  preferenceDecision,
+  preferenceLine,
+  preferencePairs,
+  REJECTED_OUTCOMES,
+} from "./preference-format.ts";
 export type { RetrievedSkill, RetrieveOptions } from "./retrieval.ts";
 export { bm25Retrieve, retrieveByVector, retrieveSkills, withEmbeddingIndex } from "./retrieval.ts";
 export type { RolloutLine, RolloutStep } from "./rollout-format.ts";
-export { rolloutLine, rolloutTrajectory } from "./rollout-format.ts";
+export { rolloutLine, rolloutTrajectory, VIOLATION_PENALTY } from "./rollout-format.ts";
 export { induceRuleSkills, RULE_INDUCER_ID } from "./rule-inducer.ts";
-export type { SftDialect, SftLine, SftStep } from "./sft-format.ts";
-export { sftLine, sftSteps } from "./sft-format.ts";
+export type { ChatEncoding, SftDialect, SftLine, SftStep } from "./sft-format.ts";
+export { SFT_DIALECTS, sftLine, sftSteps } from "./sft-format.ts";
 export type { DirectiveKind, Skill, SkillDirective, SkillProvenance } from "./skill.ts";
 export { DIRECTIVE_KINDS } from "./skill.ts";
 export type { InductionRecord, RetrievalIndex, SkillBank } from "./skill-bank.ts";
