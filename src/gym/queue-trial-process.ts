@@ -52,6 +52,26 @@ function getRunner(): Promise<QueuedTrialRunner> {
   return runner;
 }
 
+/** The trial this process is running now, if any (what an orphaned process lets finish before it exits). */
+let current: Promise<unknown> | undefined;
+
+/** How long an orphaned trial process lets its current trial finish (record it) before it exits. */
+const ORPHAN_GRACE_MS = 10_000;
+
+/**
+ * When the worker that forked this process dies (kill -9 included), the IPC channel closes: this
+ * process lets its current trial finish and record (write-once, so the queue's re-delivery is
+ * harmless) for at most ORPHAN_GRACE_MS, then exits. BullMQ's own SIGTERM handler waits for a job
+ * whose result it can no longer send, so without this an orphan spins forever.
+ */
+process.once("disconnect", () => {
+  const exit = () => process.exit(1);
+  setTimeout(exit, ORPHAN_GRACE_MS).unref();
+  void (current ?? Promise.resolve()).finally(exit);
+});
+
 export default async function processTrial(job: SandboxedJob<TrialJobData>): Promise<QueuedTrialResult> {
-  return (await getRunner()).run(job.data, job.attemptsMade + 1);
+  const run = (async () => (await getRunner()).run(job.data, job.attemptsMade + 1))();
+  current = run.catch(() => undefined);
+  return run;
 }

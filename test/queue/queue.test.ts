@@ -3,6 +3,7 @@
  * planned trial is recorded exactly once whatever happens to workers, the queue or the database.
  */
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { TrialSummary } from "../../src/core/trial-summary.ts";
 import { runCli } from "../support/cli.ts";
@@ -28,6 +29,20 @@ const spinExperiment = (name: string, params: { ms?: number; poisonSeed?: number
   q.spinExperiment(name, params);
 
 const complete = waitForTrials;
+
+/** The pids whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {}
+  }
+  return out;
+}
 
 async function firstRunning(store: string, id: string) {
   return waitFor(`a running attempt of ${id}`, async () =>
@@ -179,5 +194,41 @@ describe("trials on queue workers", { skip }, () => {
     assert.ok(status.abandoned >= 1);
     const text = (await runCli(["status", "killed", "--store", store])).stdout;
     assert.match(text, /abandoned attempts [1-9]/);
+  });
+
+  test("SIGKILL of the worker alone: its trial processes finish their trial and exit (issue 27)", async () => {
+    const { store, queue } = await fresh();
+    const file = spinExperiment("orphans", { ms: 1500 });
+    const r = await runQueued(
+      q.cluster,
+      store,
+      [file, ...SPIN, "--trials", "2", "--id", "orphans", "--detach", "--json"],
+      queue,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const a = worker(store, queue);
+    await firstRunning(store, "orphans").catch((err) => {
+      throw new Error(`${err.message}; the worker's log:\n${a.log()}`);
+    });
+    const children = childrenOf(a.pid);
+    assert.ok(children.length >= 1, "the worker runs its trials in child processes");
+    a.child.kill("SIGKILL"); // the worker only, not its process group
+    await a.exited;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(
+      "the orphaned trial processes to exit",
+      async () => children.every((p) => !alive(p)) || undefined,
+      30_000,
+    );
+    worker(store, queue);
+    const trials = await complete(store, "orphans", 4);
+    assert.equal(new Set(trials.map((t) => t.trialId)).size, 4, "every trial recorded once");
   });
 });
