@@ -287,6 +287,12 @@ export interface ActContext {
    * `usesAdmissibleActions`: fully specified calls built only from what the observations showed.
    */
   admissible?: readonly AdmissibleAction[];
+  /**
+   * Wall-clock milliseconds left in the trial's budget when `act` was called (absent: no limit). An
+   * agent that waits on something failing (a provider's retries) stops before this runs out and
+   * throws that failure, so the trial ends as the infrastructure's fault, not the agent's `timeout`.
+   */
+  timeLeftMs?: number;
 }
 
 export interface AgentSession {

@@ -32,6 +32,11 @@ export class Deadline {
     return this.#fired;
   }
 
+  /** Milliseconds until the deadline passes (≤ 0 once it has; Infinity: none). */
+  left(): number {
+    return this.#at - performance.now();
+  }
+
   /** True once the deadline has passed (a call must not start). */
   passed(): boolean {
     return this.#at - performance.now() <= 0;

@@ -1,4 +1,5 @@
 import type {
+  ActContext,
   AdmissibleAction,
   AgentAction,
   AgentSession,
@@ -52,9 +53,10 @@ export function runStepLoop(
       during = "act()";
       let returned: AgentAction;
       try {
-        returned = withAdmissible
-          ? await session.act(agentCopy(observation), { admissible: admissibleNow(env) })
-          : await session.act(agentCopy(observation));
+        const timeLeftMs = deadline.left();
+        const context: ActContext = Number.isFinite(timeLeftMs) ? { timeLeftMs } : {};
+        if (withAdmissible) context.admissible = admissibleNow(env);
+        returned = await session.act(agentCopy(observation), context);
       } catch (err) {
         if (deadline.fired) return;
         throw classify(err, "agent");

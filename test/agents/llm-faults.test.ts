@@ -135,3 +135,27 @@ test("a rejected API key is infra_error, not the agent's failure", async () => {
     assert.equal(server.stats.requests, 0, "401s are not retried");
   });
 });
+
+test("a provider failing through the trial's time budget ends it infra_error, not the agent's timeout (issue 27)", async () => {
+  await withServer(
+    { model: cautious(), faults: { rules: [{ status: 500, turnFrom: 1, model: "broken-model" }] } },
+    async (server) => {
+      // backoffs of 0.4, 0.8, 1.6 s ... would outlast the 2 s trial budget
+      const broken = specFor("openai", server, "broken-model", "maxRetries=20&retryBaseMs=400&id=broken");
+      const { records } = await withEnv(envFor(server), () =>
+        runWithRecords({
+          agents: [broken],
+          families: ["lost-reply"],
+          difficulties: [1],
+          trials: 2,
+          budget: { maxSteps: 60, wallTimeoutMs: 2000 },
+        }),
+      );
+      for (const r of records) {
+        assert.equal(r.outcome, "infra_error", r.reason);
+        assert.match(r.reason, /provider_server_error/);
+        assert.match(r.reason, /time budget/);
+      }
+    },
+  );
+});

@@ -108,7 +108,13 @@ export class ModelCaller {
     });
   }
 
-  async call(request: ModelRequest, signal: AbortSignal): Promise<CallOutcome> {
+  /**
+   * One model reply, retried as the policy says. `until` (a `performance.now()` time: the trial's
+   * deadline less a margin) bounds the retries: an attempt's timeout ends by then, and a retry whose
+   * backoff would end past it is not made — the failure is thrown now (an infrastructure error
+   * carrying the provider's last failure), so the trial ends `infra_error`, not the agent's `timeout`.
+   */
+  async call(request: ModelRequest, signal: AbortSignal, until?: number): Promise<CallOutcome> {
     const key = this.deps.cache ? this.keyOf(request) : undefined;
     if (key && this.deps.cache) {
       const hit = await this.deps.cache.get(key);
@@ -134,7 +140,11 @@ export class ModelCaller {
       const permit = await this.deps.limiter.acquire(signal);
       const started = performance.now();
       waitMs += started - queued;
-      const timeout = AbortSignal.timeout(this.config.timeoutMs);
+      const timeout = AbortSignal.timeout(
+        until === undefined
+          ? this.config.timeoutMs
+          : Math.max(1, Math.floor(Math.min(this.config.timeoutMs, until - performance.now()))),
+      );
       let failure: ProviderFailure;
       try {
         const c = this.config;
@@ -170,6 +180,12 @@ export class ModelCaller {
       }
       const delay = retryDelayMs(failure, attempt, policy, random);
       if (delay === undefined || signal.aborted) throw finalError(failure, attempt + 1);
+      if (until !== undefined && performance.now() + delay >= until)
+        throw finalError(
+          failure,
+          attempt + 1,
+          "retries stopped: the trial's time budget would run out first",
+        );
       const before = performance.now();
       try {
         await sleep(delay, signal);

@@ -140,10 +140,10 @@ export const PROVIDER_ERROR_CODES = {
  * What a call that failed for good becomes: the provider's fault (`infrastructure`, so the trial is
  * `infra_error`, never `failed`) except a request the provider rejected as invalid (`agent`).
  */
-export function finalError(failure: ProviderFailure, attempts: number): ProvingError {
+export function finalError(failure: ProviderFailure, attempts: number, why?: string): ProvingError {
   const status = failure.status !== undefined ? ` (HTTP ${failure.status})` : "";
   const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
-  const message = `${failure.message}${status}${tries}`;
+  const message = `${failure.message}${status}${tries}${why ? `; ${why}` : ""}`;
   return new ProvingError(PROVIDER_ERROR_CODES[failure.kind], message, {
     details: { attempts, kind: failure.kind },
   });

@@ -4,7 +4,10 @@
  * of them have results), each result goes back to the model as a tool message. Accounting for the
  * model calls behind an action rides on that action's `meta`.
  */
+
+import { performance } from "node:perf_hooks";
 import type {
+  ActContext,
   ActionMeta,
   AgentAction,
   AgentSession,
@@ -21,6 +24,9 @@ import { costUsd } from "./prices.ts";
 import type { PromptMessage } from "./provider.ts";
 import { renderTemplate } from "./templates.ts";
 import { type MappedCall, mapToolCall } from "./tool-calls.ts";
+
+/** Time kept back from the trial's deadline for a provider failure to reach the runner as `infra_error`. */
+const RETRY_MARGIN_MS = 500;
 
 /** A skill an LLM agent is given for one task: an id (recorded on the first action) and its text. */
 export interface PromptSkill {
@@ -87,6 +93,8 @@ export class LlmSession implements AgentSession {
   private readonly usedCallIds = new Set<string>();
   private warned = false;
   private skillIds: string[] | undefined;
+  /** When the provider's retries must stop (`performance.now()` time), from the trial's time left. */
+  private until: number | undefined;
 
   constructor(
     private readonly config: LlmAgentConfig,
@@ -95,7 +103,12 @@ export class LlmSession implements AgentSession {
     private readonly skills?: SkillSource,
   ) {}
 
-  async act(observation: Observation): Promise<AgentAction> {
+  async act(observation: Observation, context?: ActContext): Promise<AgentAction> {
+    // the provider's retries stop before the trial's time does (see ModelCaller.call)
+    this.until =
+      context?.timeLeftMs === undefined
+        ? undefined
+        : performance.now() + context.timeLeftMs - RETRY_MARGIN_MS;
     if (observation.kind === "task") this.begin(observation);
     else this.record(observation);
     const next = this.queue.shift();
@@ -178,6 +191,7 @@ export class LlmSession implements AgentSession {
       const outcome = await this.caller.call(
         { system: this.system, messages: this.messages, tools: this.tools },
         this.controller.signal,
+        this.until,
       );
       const reply = outcome.reply;
       const price = this.config.price;
