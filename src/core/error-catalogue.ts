@@ -212,6 +212,10 @@ export const ERROR_CATALOGUE = {
     meaning:
       "a curriculum run with this id exists with other settings; resume it as it is or choose another id",
   },
+  curriculum_not_served: {
+    fault: "config",
+    meaning: "a served curriculum's task space has keys of another world or variant than the one served",
+  },
   duplicate_task_key: { fault: "config", meaning: "a task space lists one task key twice" },
   empty_task_space: { fault: "config", meaning: "a curriculum has no task key it may sample" },
   unknown_curriculum_run: { fault: "config", meaning: "no curriculum run with this id in the store" },

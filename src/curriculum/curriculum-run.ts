@@ -189,7 +189,7 @@ function curriculumOf(config: CurriculumRunConfig, gym: CurriculumGym): Curricul
 }
 
 /** An attempt whose outcome says nothing about the agent (`INFRA_OUTCOMES`). */
-function isInfraOutcome(outcome: string): boolean {
+export function isInfraOutcome(outcome: string): boolean {
   return (INFRA_OUTCOMES as readonly string[]).includes(outcome);
 }
 
@@ -197,7 +197,8 @@ function isInfraRow(row: CurriculumEpisodesTable): boolean {
   return isInfraOutcome(row.outcome);
 }
 
-function keyOfRow(row: CurriculumEpisodesTable): TaskKey {
+/** The task key a stored episode row was drawn for. */
+export function keyOfRow(row: CurriculumEpisodesTable): TaskKey {
   return {
     world: row.world,
     ...(row.variant_id ? { variant: row.variant_id } : {}),
@@ -242,7 +243,8 @@ function evaluationOf(row: CurriculumEvaluationsTable): CurriculumEvaluation {
   };
 }
 
-function generationOf(record: TrialRecord, verifier: string): GenerationRecord {
+/** The generation record of an episode's trial (its task's template, seed, params, content hash, checks). */
+export function generationOf(record: TrialRecord, verifier: string): GenerationRecord {
   const t = record.task;
   return {
     template: t?.generator?.template ?? "",

@@ -183,6 +183,18 @@ export class Curriculum {
   }
 
   /**
+   * The chance of each key (the sampler's key order) at the next `nextKey()` without a filter: the
+   * sampler's probabilities over the keys the difficulty has unlocked. Draws nothing.
+   */
+  nextKeyProbabilities(): Float64Array {
+    const c = this.controller;
+    const reach = c ? this.#currentReach(c) : undefined;
+    return this.sampler.probabilities(
+      reach ? { eligible: (key: TaskKey, i: number) => key.difficulty <= reach[i] } : {},
+    );
+  }
+
+  /**
    * The highest difficulty each key's family has unlocked (one level above its current one, or its
    * top level), looked up again only after the controller changed a level.
    */

@@ -35,6 +35,7 @@ import {
 } from "./protocol.ts";
 import type { ServedRun, ServeTransport } from "./served-run.ts";
 import type { ServedTrial } from "./served-trial.ts";
+import { drawTask, type SourcedTask, type TaskSource } from "./task-source.ts";
 import type { ServeTarget } from "./target.ts";
 import { chooseTask, type TaskChoiceDefaults } from "./task-choice.ts";
 
@@ -47,6 +48,8 @@ export interface EpisodeDefaults extends TaskChoiceDefaults {
   maxSteps?: number;
   /** Uniform [0, 1) source for the seed and defaults of a reset without a seed (injected in tests). */
   random?: () => number;
+  /** Where a reset that leaves its task to the server gets one (the curriculum; `task-source.ts`). */
+  taskSource?: TaskSource;
 }
 
 export type SessionKind = "http" | "ws";
@@ -92,6 +95,8 @@ export class Episode {
   private readonly run: ServedRun | undefined;
   /** The current episode as a trial, while it is recorded and has not ended. */
   private trial: ServedTrial | undefined;
+  /** The current episode's task from the task source, until its trial ends (its record reports back). */
+  private sourced: SourcedTask | undefined;
 
   constructor(
     private readonly target: ServeTarget,
@@ -188,6 +193,35 @@ export class Episode {
     episodeId: string,
     viewer: Viewer,
     via: ServeTransport = this.kind,
+    /** The task source's task for this episode, drawn already (a group member's); default: drawn here. */
+    given?: SourcedTask,
+  ): Promise<StepEnvelope> {
+    // a reset that leaves its task to the server's task source (the curriculum) plays the one it draws
+    const drawn = given ?? drawTask(this.defaults.taskSource, params);
+    if (!drawn) return this.start(params, episodeId, viewer, via);
+    const { family, difficulty, seed } = drawn;
+    try {
+      const envelope = await this.start(
+        { ...params, family, difficulty, seed },
+        episodeId,
+        viewer,
+        via,
+        drawn,
+      );
+      envelope.metadata.curriculum = drawn.metadata;
+      return envelope;
+    } catch (err) {
+      drawn.abandoned("the reset failed");
+      throw err;
+    }
+  }
+
+  private async start(
+    params: ResetParams,
+    episodeId: string,
+    viewer: Viewer,
+    via: ServeTransport,
+    drawn?: SourcedTask,
   ): Promise<StepEnvelope> {
     const world = this.target.world;
     const { family, difficulty, seed, chosen } = chooseTask(
@@ -224,14 +258,17 @@ export class Episode {
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
     }
     this.trial = undefined;
+    this.abandonSourced("replaced by another reset");
     if (this.run) {
-      this.trial = await this.run.begin({ family, difficulty, seed }, via, {
-        task,
-        env,
-        initial: observation,
-        episodeId,
-      });
+      this.trial = await this.run.begin(
+        { family, difficulty, seed },
+        via,
+        { task, env, initial: observation, episodeId },
+        drawn,
+      );
     }
+    if (drawn && !this.trial) drawn.abandoned("not recorded");
+    this.sourced = this.trial ? drawn : undefined;
     this.env = env;
     this.task = task;
     this.episodeId = episodeId;
@@ -327,6 +364,7 @@ export class Episode {
     const trial = this.trial;
     if (trial && this.ending) {
       this.trial = undefined;
+      this.sourced = undefined;
       trial.end(this.ending);
     }
     const verdict = this.ending?.verdict;
@@ -393,6 +431,7 @@ export class Episode {
     const trial = this.trial;
     if (!trial) return;
     this.trial = undefined;
+    this.sourced = undefined;
     trial.fail(classify(err, "world"));
   }
 
@@ -421,6 +460,13 @@ export class Episode {
     );
   }
 
+  /** The source of an episode that will have no record is told so (it does not learn from it). */
+  private abandonSourced(reason: string): void {
+    const sourced = this.sourced;
+    this.sourced = undefined;
+    sourced?.abandoned(reason);
+  }
+
   /** Drops the environment; later operations fail with SESSION_ERROR. */
   dispose(reason: string): void {
     if (this.disposed) return;
@@ -428,6 +474,7 @@ export class Episode {
     this.env = undefined;
     // an episode that had not ended is abandoned: its planned trial stays `missing`
     this.trial = undefined;
+    this.abandonSourced(reason);
     const hook = this.onEvict;
     this.onEvict = undefined;
     hook?.(reason);

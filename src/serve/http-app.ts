@@ -14,6 +14,7 @@ import { OPENAPI_VERSION, openApiDoc } from "./openapi.ts";
 import { parseEpisodeId, parseJsonText, parseResetParams, parseStepParams, ServeError } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
+import type { TaskSource } from "./task-source.ts";
 
 export interface HttpAppDeps {
   target: ServeTarget;
@@ -34,6 +35,8 @@ export interface HttpAppDeps {
   jsonLimits?: JsonLimits;
   /** Largest request body in bytes. */
   maxBodyBytes: number;
+  /** The curriculum a bare reset draws from (`GET /curriculum` describes it). */
+  taskSource?: TaskSource;
   /** `/openapi.json`'s `info.version`: the HTTP API's version (default 1.0.0, OpenEnv's 1.x profile). */
   version?: string;
 }
@@ -147,6 +150,12 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     return c.json({ episode_id: episodeId, closed: true });
   });
   app.get("/schema", (c) => c.json(schema));
+  /** Not in OpenEnv: the distribution a bare reset draws from (`proving serve --curriculum`). */
+  app.get("/curriculum", (c) => {
+    if (!deps.taskSource)
+      throw new ServeError("NOT_FOUND", "this server serves no curriculum (--curriculum)");
+    return c.json(deps.taskSource.describe());
+  });
 
   app.post("/reset", async (c) => {
     const params = parseResetParams(await readJson(c, limits));

@@ -69,4 +69,5 @@ export {
   type VariantEnvironmentFactory,
   worldTarget,
 } from "./target.ts";
+export { drawTask, type SourcedTask, type TaskSource } from "./task-source.ts";
 export { attachWebSocket, WS_CLOSE, type WsEndpoint, type WsEndpointDeps } from "./ws-endpoint.ts";

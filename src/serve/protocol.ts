@@ -125,6 +125,11 @@ export interface ResetParams {
   episode_id?: string;
   family?: string;
   difficulty?: number;
+  /**
+   * With a curriculum (`proving serve --curriculum`): `heldout` asks for a held-out task, never served
+   * otherwise; `dynamic` is what a bare reset gets. Only with no seed, family or difficulty.
+   */
+  split?: "dynamic" | "heldout";
   /** Answer the admissible actions in the reply's `metadata.admissible_actions`. */
   admissible?: boolean;
 }
@@ -209,6 +214,7 @@ const resetSchema = z
     episode_id: episodeId.optional(),
     family: z.string().min(1).max(200).optional(),
     difficulty: z.number().int().min(0).max(1000).optional(),
+    split: z.enum(["dynamic", "heldout"]).optional(),
     admissible: z.boolean().optional(),
   })
   .loose();
@@ -312,6 +318,7 @@ export function parseResetParams(value: unknown): ResetParams {
     ...(r.episode_id !== undefined ? { episode_id: r.episode_id } : {}),
     ...(r.family !== undefined ? { family: r.family } : {}),
     ...(r.difficulty !== undefined ? { difficulty: r.difficulty } : {}),
+    ...(r.split !== undefined ? { split: r.split } : {}),
     ...(r.admissible === true ? { admissible: true } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { StoreRecorder } from "../runner/store-recorder.ts";
 import type { Store } from "../store/store.ts";
 import { type ServedStart, ServedTrial } from "./served-trial.ts";
 import type { ServeTarget } from "./target.ts";
+import type { SourcedTask } from "./task-source.ts";
 
 /** How an episode reached the server: the transport of its reset (`mcp`: `openenv/session/create`). */
 export type ServeTransport = "http" | "ws" | "mcp";
@@ -132,6 +133,8 @@ export class ServedRun {
     choice: { family: string; difficulty: number; seed: number },
     via: ServeTransport,
     start: ServedStart,
+    /** The task source's task the episode plays: told of the trial once it is recorded. */
+    sourced?: SourcedTask,
   ): Promise<ServedTrial | undefined> {
     if (this.#closing || this.#recorder.lost) return undefined;
     const { family, difficulty, seed } = choice;
@@ -172,7 +175,7 @@ export class ServedRun {
       return undefined;
     }
     this.#planned++;
-    return new ServedTrial(spec, target.world, start, (record) => this.#record(record));
+    return new ServedTrial(spec, target.world, start, (record) => this.#record(record, sourced));
   }
 
   /**
@@ -202,15 +205,21 @@ export class ServedRun {
     this.#planWrite = undefined;
   }
 
-  #record(record: Promise<TrialRecord>): void {
+  #record(record: Promise<TrialRecord>, sourced?: SourcedTask): void {
     const work = record
-      .then((r) => this.#recorder.record(r))
+      .then(async (r) => ((await this.#recorder.record(r)) ? r : undefined))
       .then(
         (recorded) => {
           if (recorded) this.#recorded++;
           this.#flushSoon();
+          // the task source learns from the episode once its trial is recorded
+          if (recorded) sourced?.finished(recorded);
+          else sourced?.abandoned("not recorded");
         },
-        (err: unknown) => this.#onError(coded(err)),
+        (err: unknown) => {
+          this.#onError(coded(err));
+          sourced?.abandoned("not recorded");
+        },
       );
     this.#pending.add(work);
     void work.finally(() => this.#pending.delete(work));

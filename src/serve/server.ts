@@ -95,7 +95,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.difficulties ? { difficulties: opts.difficulties } : {}),
     ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.random ? { random: opts.random } : {}),
+    ...(opts.taskSource ? { taskSource: opts.taskSource } : {}),
   };
+  if (opts.taskSource && !opts.record) {
+    throw configError("bad_flag", "a task source (--curriculum) learns from recorded episodes: give a store");
+  }
   // the recording machinery (runner's recorder, store writer) loads only for a server that records
   const run = opts.record
     ? await (await import("./served-run.ts")).ServedRun.open(opts.record, opts.target, defaults)
@@ -124,6 +128,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     originAllowed,
     jsonLimits,
     maxBodyBytes,
+    ...(opts.taskSource ? { taskSource: opts.taskSource } : {}),
   });
   const http: Server = createServer(getRequestListener(app.fetch));
   // Slow or stalled clients cannot hold a connection forever.

@@ -9,7 +9,8 @@
   the server derives the task from them, so the same seed is the same episode on any server of the world.
   ``options`` may fix ``family``, ``difficulty``, ``seed`` (the task's) or ``split``.
 - ``curriculum=True``: a reset sends no task; the server (``proving serve --curriculum``) draws it.
-- ``info``: the server's metadata less the per-connection ids (``episode_id``, ``request_id``), plus
+- ``info``: the server's metadata less the per-connection ids (``episode_id``, ``request_id``), the
+  reset's task keys (``task_id``, ``family``, ``difficulty``, ``seed``...) on every step, plus
   ``admissible_actions`` and ``action_mask``; ``verdict`` on the step that ends the episode. The
   episode id is ``env.unwrapped.episode_id``.
 """
@@ -39,6 +40,8 @@ MAX_ACTIONS = 64
 CHARSET = string.printable
 #: Keys of the server's metadata that name the connection, not the episode (left out of ``info``).
 _PER_CONNECTION = ("episode_id", "request_id")
+#: Keys of the reset's metadata that name the task: every step's ``info`` carries them.
+_TASK_KEYS = ("task_id", "family", "difficulty", "seed", "world", "environment", "max_steps", "curriculum")
 
 ActionLike = Union[int, np.integer, str, Mapping[str, Any]]
 Transport = Literal["ws", "http"]
@@ -107,6 +110,7 @@ class ProvingEnv(gym.Env[str, ActionLike]):
         self.last: StepResult | None = None
         self._text = ""
         self._info: dict[str, Any] = {}
+        self._task: dict[str, Any] = {}
         self._steps = 0
         self._max_steps: int | None = None
         self._closed = False
@@ -130,6 +134,7 @@ class ProvingEnv(gym.Env[str, ActionLike]):
         max_steps = result.metadata.get("max_steps")
         self._max_steps = int(max_steps) if isinstance(max_steps, int) else None
         self.episode_id = result.episode_id
+        self._task = {k: result.metadata[k] for k in _TASK_KEYS if k in result.metadata}
         return self._take(result), dict(self._info)
 
     def step(self, action: ActionLike) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -169,7 +174,7 @@ class ProvingEnv(gym.Env[str, ActionLike]):
     def _take(self, result: StepResult) -> str:
         self.last = result
         self._text = observation_text(result.observation)
-        info = {k: v for k, v in result.metadata.items() if k not in _PER_CONNECTION}
+        info = {**self._task, **{k: v for k, v in result.metadata.items() if k not in _PER_CONNECTION}}
         admissible = result.admissible_actions or []
         info["admissible_actions"] = admissible
         info["action_mask"] = action_mask(admissible)
