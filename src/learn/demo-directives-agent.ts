@@ -1,15 +1,16 @@
 /**
- * The scripted learner: a device-support agent whose behaviour depends on the skills it retrieves for
- * its task (BM25 over the bank, query = the instruction and the tools it is offered), so the learning
- * loop runs offline. Without skills it has four habits: it writes before asking for approval, ignores
- * the approval's conditions, retries a timed-out write under a new key, and claims a write it could
- * not confirm. A retrieved skill's directive replaces one habit (`approval_first`,
- * `follow_conditions`, `reconcile_after_timeout`, `confirm_before_claim`). The ids of the skills it
- * retrieved go into its first action's `meta.skills`, so the trial records what it knew.
+ * `demo-directives`: a PLUMBING DEMO, not a learner. A hand-written device-support@1 script with four
+ * habits — it writes before asking for approval, ignores the approval's conditions, retries a
+ * timed-out write under a new key, and claims a write it could not confirm — each switched off when
+ * a skill TEXT in its task's `context.skills` matches a fixed phrase (`directivesOfText`). It shows
+ * that induction, retrieval and skill injection reach an agent offline; it proves nothing about
+ * whether skills help an agent that learns: its gain is whatever its author wired to the phrases the
+ * rule inducer writes. Nonsense text switches nothing; correct advice in other words may not either.
  */
 
 import type { ResolvedAgent } from "../agents/resolve.ts";
-import type { Agent, AgentAction, Observation, ToolResult } from "../core/contracts.ts";
+import type { Agent, AgentAction, ToolResult } from "../core/contracts.ts";
+import { configError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import { approvalFlow, caseOf } from "../worlds/device-support/policies.ts";
 import {
@@ -19,31 +20,47 @@ import {
   type Script,
   ScriptSession,
 } from "../worlds/shared/index.ts";
-import { bm25Retrieve, type RetrievedSkill } from "./retrieval.ts";
-import type { DirectiveKind, SkillDirective } from "./skill.ts";
-import type { SkillBank } from "./skill-bank.ts";
 
-export const LEARNER_WORLD = "device-support@1";
+export const DEMO_AGENT = "demo-directives";
+/** The one world the demo's script plays. */
+export const DEMO_WORLD = "device-support@1";
 
-export interface LearnerOptions {
-  /** Display id (default `learner`). */
-  id?: string;
-  /** No bank: the learner with no skills. */
-  bank?: SkillBank;
-  /** Skills retrieved per task (default 3). */
-  k?: number;
+/** The habits the demo's skill texts switch off. */
+export interface DemoDirectives {
+  approvalFirst: boolean;
+  followConditions: boolean;
+  /** The lookup tool a reconcile text names (`call find_x with the same key`). */
+  reconcileWith?: string;
+  confirmBeforeClaim: boolean;
 }
 
-type Known = Partial<Record<DirectiveKind, SkillDirective>>;
+/**
+ * What the demo takes from skill texts: fixed phrases, one per habit. Only the text is read (a skill
+ * file's other fields never reach the demo).
+ */
+export function directivesOfText(texts: readonly string[]): DemoDirectives {
+  const out: DemoDirectives = { approvalFirst: false, followConditions: false, confirmBeforeClaim: false };
+  for (const t of texts) {
+    if (/\b(never|do not|don't)\b[^.]*\bbefore\b[^.]*\bapprov/i.test(t)) out.approvalFirst = true;
+    if (/\bconditions?\b/i.test(t) && /\b(instead|follow|apply)\b/i.test(t)) out.followConditions = true;
+    const find = /\b(?:call|use)\s+((?:find|list|search)_\w+)\b[^.]*\bsame\b/i.exec(t);
+    if (find && !out.reconcileWith) out.reconcileWith = find[1];
+    if (/\bescalate\b/i.test(t) && /\b(never|do not|don't)\s+claim\b/i.test(t)) out.confirmBeforeClaim = true;
+  }
+  return out;
+}
 
-function* learnerScript(caseId: string, known: Known, skills: string[]): Script {
-  let first = true;
-  const tag = (a: AgentAction): AgentAction => {
-    if (!first) return a;
-    first = false;
-    return { ...a, meta: { skills } };
-  };
-  const got: ToolResult = yield tag({ tool: "get_case", args: { case_id: caseId } });
+/** The texts of the skills in a task observation's `context.skills`. */
+function skillTexts(context: JsonObject): string[] {
+  const skills = context.skills;
+  if (!Array.isArray(skills)) return [];
+  return skills
+    .map((s) => (s && typeof s === "object" && !Array.isArray(s) ? (s as JsonObject).text : undefined))
+    .filter((t): t is string => typeof t === "string");
+}
+
+function* demoScript(caseId: string, known: DemoDirectives): Script {
+  const got: ToolResult = yield { tool: "get_case", args: { case_id: caseId } };
   if (!ok(got)) {
     yield { tool: "close_case", args: { case_id: caseId, resolution: "no_action" } };
     return;
@@ -61,7 +78,7 @@ function* learnerScript(caseId: string, known: Known, skills: string[]): Script 
   };
 
   let result: ToolResult | undefined;
-  if (!known.approval_first) result = yield* create(key); // habit: write first
+  if (!known.approvalFirst) result = yield* create(key); // habit: write first
   const retryable = result !== undefined && !result.ok && result.error.retryable;
   if (!result?.ok && !retryable) {
     const { status, approval } = yield* approvalFlow(caseId, "device replacement");
@@ -74,7 +91,7 @@ function* learnerScript(caseId: string, known: Known, skills: string[]): Script 
       return;
     }
     const conditions = approval?.conditions as JsonObject | undefined;
-    if (known.follow_conditions) {
+    if (known.followConditions) {
       if (conditions?.model !== undefined) model = String(conditions.model);
       if (conditions?.address_id !== undefined) address = String(conditions.address_id);
     }
@@ -92,15 +109,15 @@ function* learnerScript(caseId: string, known: Known, skills: string[]): Script 
   const done = yield* reconcileWrite({
     key,
     write: create,
-    find: { tool: known.reconcile_after_timeout?.find ?? "find_replacements", list: "replacements" },
+    find: { tool: known.reconcileWith ?? "find_replacements", list: "replacements" },
     id: "request_id",
-    newKeys: !known.reconcile_after_timeout, // habit: a fresh key per retry
+    newKeys: known.reconcileWith === undefined, // habit: a fresh key per retry
   });
   if (done.id !== undefined) {
     yield closeCreated(caseId, done.id);
     return;
   }
-  if (!known.confirm_before_claim) {
+  if (!known.confirmBeforeClaim) {
     // habit: claim what it could not confirm
     yield {
       tool: "close_case",
@@ -115,50 +132,26 @@ function closeCreated(caseId: string, reference: string): AgentAction {
   return { tool: "close_case", args: { case_id: caseId, resolution: "replacement_created", reference } };
 }
 
-/** The skills the learner retrieves for a task (what its first observation shows). */
-export function learnerRetrieval(bank: SkillBank | undefined, first: Observation, k = 3): RetrievedSkill[] {
-  if (!bank || bank.skills.length === 0 || first.kind !== "task") return [];
-  const query = `${first.instruction} ${first.tools.map((t) => t.name).join(" ")}`;
-  return bm25Retrieve(bank, query, k);
-}
-
-export function learnerAgent(options: LearnerOptions = {}): Agent {
-  const k = options.k ?? 3;
+/** The demo agent: its skills come in its task's `context.skills` (`contextSkillsAgent`). */
+export function demoDirectivesAgent(id = DEMO_AGENT): Agent {
   return {
-    id: options.id ?? "learner",
+    id,
     start: () =>
-      new ScriptSession((first) => {
-        const retrieved = learnerRetrieval(options.bank, first, k);
-        const known: Known = {};
-        for (const r of retrieved) {
-          const d = r.skill.directive;
-          if (d && !known[d.kind]) known[d.kind] = d;
-        }
-        return learnerScript(
-          caseOf(first),
-          known,
-          retrieved.map((r) => r.skill.id),
-        );
-      }),
+      new ScriptSession((first) =>
+        demoScript(caseOf(first), directivesOfText(first.kind === "task" ? skillTexts(first.context) : [])),
+      ),
   };
 }
 
-/** The learner as the runner takes agents (`RunOptions.agents`); the ref records the bank and k. */
-export function resolvedLearner(options: LearnerOptions = {}): ResolvedAgent {
-  const agent = learnerAgent(options);
-  const bank = options.bank;
+/** The demo as the runner takes agents; it refuses any world but `device-support@1`. */
+export function resolvedDemoAgent(): ResolvedAgent {
+  const agent = demoDirectivesAgent();
   return {
-    ref: {
-      id: agent.id,
-      kind: "learner",
-      spec: "learner",
-      config: {
-        k: options.k ?? 3,
-        bank: bank ? bank.name : null,
-        skills: bank ? bank.skills.map((s) => s.id) : [],
-        index: bank ? bank.index.model : null,
-      },
+    ref: { id: DEMO_AGENT, kind: "demo", spec: DEMO_AGENT, config: { plumbingDemoOnly: true } },
+    forWorld: (world) => {
+      if (world.id !== DEMO_WORLD)
+        throw configError("bad_flag", `--agent ${DEMO_AGENT} plays ${DEMO_WORLD} only, not ${world.id}`);
+      return agent;
     },
-    forWorld: () => agent,
   };
 }

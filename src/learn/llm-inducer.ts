@@ -12,7 +12,7 @@ import type { FetchFn } from "../agents/llm/provider.ts";
 import type { TrialRecord } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
 import type { Inducer, Induction } from "./inducer.ts";
-import { DIRECTIVE_KINDS, type DirectiveKind, type Skill, type SkillDirective } from "./skill.ts";
+import type { Skill } from "./skill.ts";
 import { provenanceOf } from "./skill-provenance.ts";
 import { excludedBecause } from "./training-filter.ts";
 
@@ -20,10 +20,7 @@ export const LLM_INDUCER_SYSTEM =
   "You study trajectories of an agent acting in a simulated environment through tools, and write " +
   "reusable skills: short, concrete lessons that would have turned the failures into successes, or " +
   "that explain what the successes did right. Answer with JSON only: " +
-  '{"skills": [{"title": string, "text": string, "trials": [trial ids it is based on], ' +
-  '"directive": {"kind": one of ' +
-  DIRECTIVE_KINDS.map((k) => `"${k}"`).join(", ") +
-  ', "tool": string, "find": string, "keyArg": string} (optional)}]}.';
+  '{"skills": [{"title": string, "text": string, "trials": [trial ids it is based on]}]}.';
 
 export interface LlmInducerOptions {
   /** Trials put in one prompt (default 24). */
@@ -60,18 +57,6 @@ function parseReply(text: string): unknown {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
-
-function readDirective(v: unknown): SkillDirective | undefined {
-  if (typeof v !== "object" || v === null) return undefined;
-  const d = v as Record<string, unknown>;
-  if (!DIRECTIVE_KINDS.includes(d.kind as DirectiveKind)) return undefined;
-  return {
-    kind: d.kind as DirectiveKind,
-    ...(str(d.tool) ? { tool: str(d.tool) } : {}),
-    ...(str(d.find) ? { find: str(d.find) } : {}),
-    ...(str(d.keyArg) ? { keyArg: str(d.keyArg) } : {}),
-  };
-}
 
 export function llmInducer(config: LlmAgentConfig, options: LlmInducerOptions = {}): Inducer {
   const id = `llm:${config.provider}:${config.model}`;
@@ -118,12 +103,10 @@ export function llmInducer(config: LlmAgentConfig, options: LlmInducerOptions = 
         }
         const cited = Array.isArray(s.trials) ? s.trials.filter((t) => byId.has(String(t))).map(String) : [];
         const from = cited.length ? cited.map((t) => byId.get(t) as TrialRecord) : usable;
-        const directive = readDirective(s.directive);
         skills.push({
-          id: `skill-${hashJson({ text, directive: directive ?? null }, 12)}`,
+          id: `skill-${hashJson({ text }, 12)}`,
           title: str(s.title) ?? text.slice(0, 60),
           text,
-          ...(directive ? { directive } : {}),
           inducer: id,
           provenance: provenanceOf(from),
         });

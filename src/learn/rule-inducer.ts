@@ -1,8 +1,9 @@
 /**
  * The rule-based inducer (offline, deterministic): reads trajectories as a black box and turns what
- * went wrong, and what worked, into skills with directives a scripted learner can follow.
+ * went wrong, and what worked, into skills in words (the pattern it matched is recorded in
+ * `extra.pattern`, for people; agents get the text).
  *
- * From failures, by the verifier's violation codes: `duplicate_write` after a retried write →
+ * From failures, by the verifier's violation codes: `duplicate_*` after a retried write →
  * reconcile after a timeout (look the write up by its key, retry only with the same key);
  * `unauthorized_write_attempt` → approval first; `conditions_violated` → follow the approval's
  * conditions; `unsupported_claim` / `false_claim` → confirm before claiming. From successes: a write
@@ -13,7 +14,7 @@
 import type { StepRecord, ToolDescriptor, TrialRecord } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
 import { trialTools } from "./chat-messages.ts";
-import type { Skill, SkillDirective } from "./skill.ts";
+import type { Skill } from "./skill.ts";
 import { provenanceOf } from "./skill-provenance.ts";
 import { excludedBecause } from "./training-filter.ts";
 
@@ -24,8 +25,25 @@ export interface RuleInducerOptions {
   minSupport?: number;
 }
 
+/** The lessons the rule inducer knows, with the tools they are about (what its text names). */
+export type LessonPattern =
+  | "reconcile_after_timeout"
+  | "approval_first"
+  | "follow_conditions"
+  | "confirm_before_claim";
+
+interface Lesson {
+  kind: LessonPattern;
+  /** The tool the lesson is about (e.g. the write). */
+  tool?: string;
+  /** The lookup tool (reconcile). */
+  find?: string;
+  /** The key argument of the write (reconcile). */
+  keyArg?: string;
+}
+
 interface Candidate {
-  directive: SkillDirective;
+  lesson: Lesson;
   records: TrialRecord[];
 }
 
@@ -52,14 +70,15 @@ function retriedWrite(steps: readonly StepRecord[]): StepRecord | undefined {
   return steps.find((s) => isRetryableError(s) && keyArgOf(s.action.args) !== undefined);
 }
 
-function candidatesOf(record: TrialRecord): SkillDirective[] {
+function candidatesOf(record: TrialRecord): Lesson[] {
   const tools = trialTools(record);
   const steps = record.steps.filter((s) => !s.setup);
   const codes = new Set((record.verdict?.violations ?? []).map((v) => v.code));
-  const out: SkillDirective[] = [];
+  const out: Lesson[] = [];
   const write = retriedWrite(steps);
   const writeTool = write?.action.tool ?? toolNamed(tools, /^(create|submit|place|issue)_/);
-  if (codes.has("duplicate_write") && write) {
+  // duplicate_write (device-support), duplicate_refund (order-ops), ...: a write that landed twice
+  if ([...codes].some((c) => /^duplicate_/.test(c)) && write) {
     const keyArg = keyArgOf(write.action.args);
     const find = findToolFor(write.action.tool, tools);
     if (keyArg && find) out.push({ kind: "reconcile_after_timeout", tool: write.action.tool, find, keyArg });
@@ -80,10 +99,7 @@ function candidatesOf(record: TrialRecord): SkillDirective[] {
 }
 
 /** The lesson in words (what an LLM reads and retrieval indexes). */
-export function directiveText(
-  d: SkillDirective,
-  tools: readonly ToolDescriptor[],
-): { title: string; text: string } {
+function lessonText(d: Lesson, tools: readonly ToolDescriptor[]): { title: string; text: string } {
   const tool = d.tool ?? "the write";
   switch (d.kind) {
     case "reconcile_after_timeout":
@@ -121,7 +137,7 @@ export function directiveText(
   }
 }
 
-export function skillId(d: SkillDirective): string {
+function skillId(d: Lesson): string {
   return `skill-${hashJson({ kind: d.kind, tool: d.tool ?? "", find: d.find ?? "", keyArg: d.keyArg ?? "" }, 12)}`;
 }
 
@@ -132,9 +148,9 @@ export function induceRuleSkills(records: readonly TrialRecord[], options: RuleI
   for (const record of records) {
     // never from infrastructure failures, unran trials or the held-out split
     if (excludedBecause(record) !== undefined) continue;
-    for (const directive of candidatesOf(record)) {
-      const id = skillId(directive);
-      const c = byId.get(id) ?? { directive, records: [], tools: trialTools(record) };
+    for (const lesson of candidatesOf(record)) {
+      const id = skillId(lesson);
+      const c = byId.get(id) ?? { lesson, records: [], tools: trialTools(record) };
       if (!c.records.includes(record)) c.records.push(record);
       byId.set(id, c);
     }
@@ -144,10 +160,10 @@ export function induceRuleSkills(records: readonly TrialRecord[], options: RuleI
     if (c.records.length < minSupport) continue;
     skills.push({
       id,
-      ...directiveText(c.directive, c.tools),
-      directive: c.directive,
+      ...lessonText(c.lesson, c.tools),
       inducer: RULE_INDUCER_ID,
       provenance: provenanceOf(c.records),
+      extra: { pattern: c.lesson.kind },
     });
   }
   return skills.sort(

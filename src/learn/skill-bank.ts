@@ -9,7 +9,7 @@ import { z } from "zod";
 import { configError, errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import { BM25_DEFAULTS } from "./bm25.ts";
-import { DIRECTIVE_KINDS, type Skill } from "./skill.ts";
+import type { Skill } from "./skill.ts";
 import { tokenize } from "./tokenize.ts";
 
 export type RetrievalIndex =
@@ -72,14 +72,6 @@ const skillSchema = z.object({
   id: z.string().min(1),
   title: z.string(),
   text: z.string().min(1),
-  directive: z
-    .object({
-      kind: z.enum(DIRECTIVE_KINDS as [string, ...string[]]),
-      tool: z.string().optional(),
-      find: z.string().optional(),
-      keyArg: z.string().optional(),
-    })
-    .optional(),
   inducer: z.string().min(1),
   provenance,
   extra: z.record(z.string(), z.unknown()).optional(),

@@ -11,6 +11,9 @@ import { readVariantFlag } from "../variant-flag.ts";
 
 interface LearnFlags {
   id?: string;
+  world: string;
+  agent?: string;
+  inductionSeeds?: number[];
   variant?: string[];
   acceptedVariants?: boolean;
   family?: string[];
@@ -33,16 +36,32 @@ interface LearnFlags {
   json?: boolean;
 }
 
+/** `1,2,3` → [1, 2, 3]. */
+const intList = (name: string) => (value: string) =>
+  value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(intOption(name));
+
 export function registerLearn(program: Command, gymSource: GymSource): void {
   program
     .command("learn")
     .description(
-      "induce skills from (a) the original world and (b) accepted variants (matched sizes), then evaluate no skills vs (a) vs (b) on the unmodified world and held-out families (paired)",
+      "induce skills from (a) the original world and (b) accepted variants (matched sizes, per induction seed), then evaluate the --agent with no skills vs (a) vs (b) on the unmodified world and held-out families (intervals by family cluster); without a real model it measures plumbing, not whether skills help",
     )
-    .option("--id <name>", "names the run's experiments <id>-induce-original|-induce-variants|-eval")
+    .option(
+      "--agent <spec>",
+      "the agent every arm plays (required): an LLM (openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL; skills in its system prompt), any other agent the gym resolves (skills in its task's context.skills), or demo-directives (device-support@1 plumbing demo: proves nothing about transfer)",
+    )
+    .option("--world <id>", "the world to learn on", "device-support@1")
+    .option(
+      "--id <name>",
+      "names the run's experiments <id>-induce-original-s<seed>|-induce-variants-s<seed>|-eval",
+    )
     .option(
       "--variant <file|json>",
-      "an accepted variant {world, layers} (repeatable; a file may list several)",
+      "an accepted variant {world, layers} (repeatable; a file may list several; default: the world with each keyed write's reply lost after commit)",
       collect,
     )
     .option(
@@ -56,8 +75,13 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
     )
     .option(
       "--heldout <name>",
-      "a held-out family, never induced from (repeatable; default delayed-receipt, unverifiable)",
+      "a held-out family, never induced from (repeatable; default: the last quarter of the world's families)",
       collect,
+    )
+    .option(
+      "--induction-seeds <list>",
+      "induction seeds, comma-separated (default 1,2,3): each induces its own banks; seed s plays task seeds 1000·s on",
+      intList("--induction-seeds"),
     )
     .option(
       "--induction-trials <n>",
@@ -71,8 +95,8 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
     )
     .option("--difficulty <n>", "evaluation difficulty (repeatable; default 1 2)", collectInt("--difficulty"))
     .option("--trials <n>", "evaluation seeds per family × difficulty (default 4)", intOption("--trials"))
-    .option("--seed <n>", "evaluation base seed (default 0; induction uses 1000 on)", intOption("--seed"))
-    .option("--k <n>", "skills the learner retrieves per task (default 3)", intOption("--k"))
+    .option("--seed <n>", "evaluation base seed (default 0; below 1000)", intOption("--seed"))
+    .option("--k <n>", "skills retrieved per task (default 3)", intOption("--k"))
     .option(
       "--min-support <n>",
       "rule inducer: supporting trials a skill needs (default 2)",
@@ -87,24 +111,39 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
     .option("--concurrency <n>", "trials at once", intOption("--concurrency"))
     .option(
       "--embeddings <model>",
-      "also index the saved banks with this embedding model (OpenAI wire: OPENAI_BASE_URL, OPENAI_API_KEY)",
+      "also index the saved banks with this embedding model (OpenAI wire: OPENAI_BASE_URL, OPENAI_API_KEY); the evaluation retrieves by BM25",
     )
     .option("--dimensions <n>", "embedding dimensions to request", intOption("--dimensions"))
-    .option("--out <dir>", "where the skill banks and learn.json go (default: learn/<id>/ beside the store)")
+    .option(
+      "--out <dir>",
+      "where the skill banks (bank-original-s<seed>.json, bank-variants-s<seed>.json) and learn.json go (default: learn/<id>/ beside the store)",
+    )
     .option("--report <path>", "HTML report of the evaluation with the learning section")
     .option("--no-report", "no HTML report")
     .option("--store <path>", "SQLite store (default .proving/proving.db, or $PROVING_STORE)")
     .option("--json", "print the result as one JSON document")
     .action(async (flags: LearnFlags) => {
-      // the learner, the curriculum tables and the HTML report load when `learn` runs
-      const [{ openCurriculumStore }, { ruleInducer }, { runLearn }, { renderLearnText }, { llmInducer }] =
-        await Promise.all([
-          import("../../curriculum/curriculum-store.ts"),
-          import("../../learn/inducer.ts"),
-          import("../../learn/learn-loop.ts"),
-          import("../../learn/learn-text.ts"),
-          import("../../learn/llm-inducer.ts"),
-        ]);
+      if (!flags.agent)
+        throw configError(
+          "bad_flag",
+          "proving learn needs --agent: an LLM (openai:MODEL, ...), any agent the gym resolves, or demo-directives (a plumbing demo on device-support@1)",
+        );
+      // the loop, the curriculum tables and the HTML report load when `learn` runs
+      const [
+        { openCurriculumStore },
+        { ruleInducer },
+        { runLearn },
+        { renderLearnText },
+        { llmInducer },
+        { armAgents },
+      ] = await Promise.all([
+        import("../../curriculum/curriculum-store.ts"),
+        import("../../learn/inducer.ts"),
+        import("../../learn/learn-loop.ts"),
+        import("../../learn/learn-text.ts"),
+        import("../../learn/llm-inducer.ts"),
+        import("../../learn/arm-agent.ts"),
+      ]);
       const [{ saveSkillBank }, { defaultReportPath, writeHtmlReport }, { learnSection }] = await Promise.all(
         [
           import("../../learn/skill-bank.ts"),
@@ -153,7 +192,9 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
       }
       const options: LearnOptions = {
         id,
+        world: gym.world(flags.world).id,
         inducer,
+        ...(flags.inductionSeeds ? { inductionSeeds: flags.inductionSeeds } : {}),
         ...(variants.length ? { variants } : {}),
         ...(flags.family ? { trainFamilies: flags.family } : {}),
         ...(flags.heldout ? { heldoutFamilies: flags.heldout } : {}),
@@ -168,7 +209,15 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
         ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       };
       await withStore(flags.store, "write", async (store) => {
-        const { result, banks } = await runLearn(options, { run: gym.runOptions(), store });
+        const agents = await armAgents(flags.agent as string, {
+          resolveAgent: gym.resolveAgent,
+          cwd: process.cwd(),
+          world: gym.world(options.world),
+          env: { ...process.env },
+          prices: gym.prices,
+          limiters: gym.limiters,
+        });
+        const { result, banks } = await runLearn(options, { run: gym.runOptions(), agents, store });
         if (flags.embeddings) {
           const { providerEmbedder } = await import("../../learn/embedder.ts");
           const { withEmbeddingIndex } = await import("../../learn/retrieval.ts");
@@ -179,15 +228,17 @@ export function registerLearn(program: Command, gymSource: GymSource): void {
             ...(flags.dimensions !== undefined ? { dimensions: flags.dimensions } : {}),
           });
           // a bank without skills keeps its BM25 index (there is nothing to embed)
-          if (banks.original.skills.length)
-            banks.original = await withEmbeddingIndex(banks.original, embedder);
-          if (banks.variants.skills.length)
-            banks.variants = await withEmbeddingIndex(banks.variants, embedder);
+          for (const b of banks) {
+            if (b.original.skills.length) b.original = await withEmbeddingIndex(b.original, embedder);
+            if (b.variants.skills.length) b.variants = await withEmbeddingIndex(b.variants, embedder);
+          }
         }
         const out = path.resolve(flags.out ?? path.join(path.dirname(file), "learn", id));
         fs.mkdirSync(out, { recursive: true });
-        saveSkillBank(path.join(out, "bank-original.json"), banks.original);
-        saveSkillBank(path.join(out, "bank-variants.json"), banks.variants);
+        for (const b of banks) {
+          saveSkillBank(path.join(out, `bank-original-s${b.seed}.json`), b.original);
+          saveSkillBank(path.join(out, `bank-variants-s${b.seed}.json`), b.variants);
+        }
         fs.writeFileSync(path.join(out, "learn.json"), `${JSON.stringify(result, null, 2)}\n`);
         let report: string | undefined;
         if (flags.report !== false) {
