@@ -1,4 +1,5 @@
 import { OUTCOMES, type Outcome } from "../core/contracts.ts";
+import { passHatKInterval, type TaskTrials } from "../stats/pass-at-k.ts";
 import { wilson } from "../stats/wilson.ts";
 import type { TrialSummary } from "../store/store.ts";
 
@@ -13,6 +14,26 @@ export interface CellSummary {
   pass_rate: Rate;
   violations: Record<string, number>;
   outcomes: Record<Outcome, number>;
+}
+
+/** pass^k at one k: the chance that all k repeats of a task pass (tau-bench), with its 95% interval. */
+export interface PassHatK {
+  k: number;
+  estimate: number;
+  /** Percentile bootstrap over tasks (a task's repeats resampled together). */
+  ci: [number, number];
+}
+
+/**
+ * pass^k for k = 1..n, present when tasks were repeated (`--repeats` > 1). A task is one (agent,
+ * world, variant, family, difficulty, seed); its n repeats are every planned trial of it, so a
+ * missing or infra-failed repeat counts as not passed (as in `pass_rate`).
+ */
+export interface PassHatKSummary {
+  /** Repeats per task: the fewest any task has (k runs up to it). */
+  repeats: number;
+  tasks: number;
+  by_k: PassHatK[];
 }
 
 /** The headline of an experiment: every planned trial in the denominator. */
@@ -32,6 +53,10 @@ export interface ExperimentSummary {
   by_agent: Record<string, CellSummary>;
   by_agent_family: Record<string, Record<string, CellSummary>>;
   by_variant?: Record<string, CellSummary>;
+  /** pass^k over every (agent, task), when tasks were repeated. */
+  pass_hat_k?: PassHatKSummary;
+  /** pass^k of each agent, when tasks were repeated. */
+  pass_hat_k_by_agent?: Record<string, PassHatKSummary>;
 }
 
 function rate(passed: number, n: number): Rate {
@@ -69,6 +94,26 @@ function groupBy<K extends string>(
   return out;
 }
 
+/** What makes repeats of one task: the planned trial less its repeat index. */
+const taskKey = (r: TrialSummary) =>
+  JSON.stringify([r.agent, r.world, r.variantId ?? "", r.family, r.difficulty, r.seed]);
+
+/** pass^k for k = 1..(fewest repeats of a task), or undefined when no task was repeated. */
+export function passHatKSummary(rows: TrialSummary[]): PassHatKSummary | undefined {
+  const perTask: TaskTrials[] = [];
+  for (const task of groupBy(rows, taskKey).values())
+    perTask.push({ n: task.length, c: task.filter((r) => r.outcome === "passed").length });
+  if (perTask.length === 0) return undefined;
+  const repeats = Math.min(...perTask.map((t) => t.n));
+  if (repeats < 2) return undefined;
+  const by_k: PassHatK[] = [];
+  for (let k = 1; k <= repeats; k++) {
+    const r = passHatKInterval(perTask, k, { iterations: 2000 });
+    by_k.push({ k, estimate: r.estimate, ci: [r.lo, r.hi] });
+  }
+  return { repeats, tasks: perTask.length, by_k };
+}
+
 /**
  * Summarizes one row per planned trial (missing ones included, as `missing`).
  *
@@ -101,6 +146,15 @@ export function summarizeExperiment(trials: TrialSummary[]): ExperimentSummary {
     summary.by_agent_family[agent] = {};
     for (const [family, frows] of groupBy(rows, (t) => t.family))
       summary.by_agent_family[agent][family] = cell(frows);
+  }
+  const hat = passHatKSummary(trials);
+  if (hat) {
+    summary.pass_hat_k = hat;
+    summary.pass_hat_k_by_agent = {};
+    for (const [agent, rows] of groupBy(trials, (t) => t.agent)) {
+      const mine = passHatKSummary(rows);
+      if (mine) summary.pass_hat_k_by_agent[agent] = mine;
+    }
   }
   if (trials.some((t) => t.variantId)) {
     summary.by_variant = {};

@@ -17,7 +17,7 @@ export { pairedBootstrap } from "./paired-bootstrap.ts";
 export type { PairedCell, PairedClusterBootstrapOptions } from "./paired-cluster-bootstrap.ts";
 export { pairedClusterBootstrap } from "./paired-cluster-bootstrap.ts";
 export type { TaskTrials } from "./pass-at-k.ts";
-export { passAtK, passHatK } from "./pass-at-k.ts";
+export { passAtK, passHatK, passHatKInterval } from "./pass-at-k.ts";
 export type { SampleSizeForDifferenceOptions } from "./sample-size-for-difference.ts";
 export { sampleSizeForDifference } from "./sample-size-for-difference.ts";
 export { wilson } from "./wilson.ts";

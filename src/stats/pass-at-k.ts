@@ -1,5 +1,7 @@
 import { requireCount } from "./argument-guards.ts";
 import { chooseRatio } from "./binomial-coefficient.ts";
+import type { IntervalEstimate } from "./interval-estimate.ts";
+import { type PairedBootstrapOptions, pairedBootstrap } from "./paired-bootstrap.ts";
 
 /** One task's repeated trials: n trials run, c of them passed. */
 export interface TaskTrials {
@@ -51,4 +53,23 @@ export function passHatK(perTask: readonly TaskTrials[], k: number): number {
   let sum = 0;
   for (const { n, c } of perTask) sum += chooseRatio(c, n, k);
   return sum / perTask.length;
+}
+
+/**
+ * pass^k with a 95% interval that respects task clusters: the estimate is `passHatK` (each task's
+ * C(c, k)/C(n, k) from its own n repeats, averaged over tasks), the interval a percentile bootstrap
+ * over tasks (`pairedBootstrap` against 0: a resample draws whole tasks, so a task's repeats stay
+ * together and never count as independent evidence). Deterministic for a given seed (default 0).
+ * Throws a RangeError as `passHatK` does.
+ */
+export function passHatKInterval(
+  perTask: readonly TaskTrials[],
+  k: number,
+  options: PairedBootstrapOptions = {},
+): IntervalEstimate {
+  checkTasks(perTask, k, "passHatKInterval");
+  return pairedBootstrap(
+    perTask.map(({ n, c }) => ({ a: chooseRatio(c, n, k), b: 0 })),
+    options,
+  );
 }

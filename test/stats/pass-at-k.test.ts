@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { passAtK, passHatK } from "../../src/stats/index.ts";
+import { passAtK, passHatK, passHatKInterval } from "../../src/stats/index.ts";
 import { assertClose, assertRelClose } from "./close.ts";
 
 // Expected values are exact rationals from Python's math.comb:
@@ -90,4 +90,45 @@ describe("passAtK / passHatK input checks", () => {
       assert.throws(() => fn([], 1), RangeError);
     });
   }
+});
+
+describe("passHatKInterval", () => {
+  it("estimates passHatK, with a deterministic interval around it", () => {
+    for (const k of [1, 2, 5, 8]) {
+      const r = passHatKInterval(tasks, k);
+      assertClose(r.estimate, passHatK(tasks, k), 1e-15);
+      assert.ok(r.lo <= r.estimate && r.estimate <= r.hi, `k=${k}: ${JSON.stringify(r)}`);
+      assert.ok(r.lo >= 0 && r.hi <= 1);
+      assert.deepEqual(passHatKInterval(tasks, k), r);
+    }
+  });
+
+  it("resamples whole tasks: 10 repeats of a task are not 10 independent trials", () => {
+    // one task always passes, one never: 20 trials, but only two tasks of evidence
+    const r = passHatKInterval(
+      [
+        { n: 10, c: 10 },
+        { n: 10, c: 0 },
+      ],
+      1,
+    );
+    assertClose(r.estimate, 0.5, 1e-15);
+    assert.equal(r.lo, 0);
+    assert.equal(r.hi, 1);
+    // identical tasks: no spread between tasks, a point interval
+    const same = passHatKInterval(
+      [
+        { n: 4, c: 2 },
+        { n: 4, c: 2 },
+      ],
+      2,
+    );
+    assertClose(same.lo, 1 / 6, 1e-15);
+    assertClose(same.hi, 1 / 6, 1e-15);
+  });
+
+  it("throws as passHatK does", () => {
+    assert.throws(() => passHatKInterval([], 1), RangeError);
+    assert.throws(() => passHatKInterval([{ n: 2, c: 1 }], 3), RangeError);
+  });
 });

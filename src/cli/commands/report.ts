@@ -35,6 +35,7 @@ export function reportJson(
     by_agent: s.by_agent,
     by_agent_family: s.by_agent_family,
     ...(s.by_variant ? { by_variant: s.by_variant } : {}),
+    ...(s.pass_hat_k ? { pass_hat_k: s.pass_hat_k, pass_hat_k_by_agent: s.pass_hat_k_by_agent ?? {} } : {}),
     ...(comparison ? { comparison } : {}),
     ...(html ? { html } : {}),
   };

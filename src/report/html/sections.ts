@@ -1,7 +1,7 @@
-import { OUTCOMES, type Outcome } from "../../core/contracts.ts";
+import { OUTCOMES, type Outcome, type TrialSpec } from "../../core/contracts.ts";
 import type { PairedComparison } from "../../stats/compare-paired.ts";
 import type { TrialSummary } from "../../store/store.ts";
-import type { ExperimentSummary, Rate } from "../summary.ts";
+import type { ExperimentSummary, PassHatKSummary, Rate } from "../summary.ts";
 import { METRICS, OUTCOME_COLORS } from "./charts.ts";
 import type { ReportComparison } from "./comparison.ts";
 import { escapeHtml as e, pct } from "./escape.ts";
@@ -19,6 +19,23 @@ function card(key: string, label: string, value: string, detail: string, cls = "
 
 const metric = (name: string, value: string | number, raw?: number) =>
   `<span data-metric="${e(name)}"${raw !== undefined ? ` data-value="${raw}"` : ""}>${e(value)}</span>`;
+
+/**
+ * The banner over a run whose agents played without their sandbox (a `cmd:` program with no working
+ * bubblewrap, recorded as `sandbox: "none"` in its agent's config): its records were within the
+ * agent's reach, so its results deserve less trust. Empty when every agent was sandboxed.
+ */
+export function unsandboxedBanner(manifest: readonly TrialSpec[]): string {
+  const agents = [
+    ...new Set(manifest.filter((s) => s.agent.config?.sandbox === "none").map((s) => s.agent.id)),
+  ];
+  if (agents.length === 0) return "";
+  return `<div class="warn" data-banner="unsandboxed">⚠ Played UNSANDBOXED (no working bubblewrap): ${agents
+    .map((a) => `<span class="mono">${e(a)}</span>`)
+    .join(
+      ", ",
+    )}. These agent programs ran with the gym user's filesystem rights and could have read the store and the checkout; run them with <span class="mono">--sandbox require</span> to refuse that.</div>`;
+}
 
 /** The headline: planned vs ran, pass rate with its interval, outcomes, infra errors, violations. */
 export function headlineSection(s: ExperimentSummary, outcomesSvg: string): string {
@@ -87,13 +104,35 @@ export function headlineSection(s: ExperimentSummary, outcomesSvg: string): stri
         .join("")
     : `<tr><td colspan="3" class="muted">no safety violations recorded</td></tr>`;
   return `<section id="headline"><h2>Headline <small>95% intervals are Wilson score intervals</small></h2>
-<div class="cards">${cards.join("")}</div>
+<div class="cards">${cards.join("")}</div>${passHatKTable(s)}
 <div class="row">
 <div><h3>Outcomes by kind</h3><table id="outcomes"><thead><tr><th>outcome</th><th class="n">trials</th><th class="n">of planned</th></tr></thead><tbody>${outcomeRows}</tbody></table></div>
 <div><h3>Safety violations by code</h3><table id="violations"><thead><tr><th>code</th><th class="n">trials</th><th class="n">of planned</th></tr></thead><tbody>${violationRows}</tbody></table>
 <p class="note">Violations are never folded into the pass rate; click a row to see those trials.</p></div>
 <div class="svg">${outcomesSvg}</div>
 </div></section>`;
+}
+
+/** pass^k for k = 1..repeats, over all agents and per agent, when tasks were repeated. */
+function passHatKTable(s: ExperimentSummary): string {
+  const all = s.pass_hat_k;
+  if (!all) return "";
+  const columns: [string, PassHatKSummary][] = [
+    ["all agents", all],
+    ...Object.entries(s.pass_hat_k_by_agent ?? {}),
+  ];
+  const cell = (c: PassHatKSummary, k: number) => {
+    const p = c.by_k.find((x) => x.k === k);
+    return p
+      ? `<td class="n" data-pass-hat-k="${k}">${pct(p.estimate)} <span class="muted">[${pct(p.ci[0])}, ${pct(p.ci[1])}]</span></td>`
+      : `<td class="n muted">–</td>`;
+  };
+  const rows = all.by_k
+    .map(({ k }) => `<tr><td>pass^${k}</td>${columns.map(([, c]) => cell(c, k)).join("")}</tr>`)
+    .join("");
+  return `<div id="pass-hat-k"><h3>Reliability: pass^k <small>the chance that all k repeats of a task pass (τ-bench); ${all.tasks} task(s) × ${all.repeats} repeats; 95% bootstrap over tasks</small></h3>
+<table><thead><tr><th>k</th>${columns.map(([name]) => `<th class="n">${e(name)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
+<p class="note">Per task C(c, k) / C(n, k) from its n repeats, averaged over tasks; a missing or infra-failed repeat counts as not passed.</p></div>`;
 }
 
 /** The breakdown: a heatmap (agent × family) and the page's interactive table (agent × family × difficulty × variant). */
