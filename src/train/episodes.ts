@@ -1,5 +1,6 @@
 import type { Agent, TaskRequest, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
+import type { JsonValue } from "../core/json.ts";
 import type { Registry, WorldDefinition } from "../core/registry.ts";
 import { executePlan } from "../runner/executor.ts";
 import { DEFAULT_BUDGET } from "../runner/experiment.ts";
@@ -7,6 +8,13 @@ import { trialId } from "../runner/manifest.ts";
 import { MemoryRecorder } from "../runner/memory-recorder.ts";
 import type { TrialRecorder } from "../runner/recorder.ts";
 import { sequentialScheduler } from "../runner/trial-scheduler.ts";
+
+/**
+ * One episode to play: a task, and optionally the harness variant it is played on (`variant` with the
+ * `variantId` the harness gives it; the episode's environment comes from `EpisodeParts.environment`)
+ * and the split it belongs to (recorded with the trial). Absent: the bare world, the world's default split.
+ */
+export type EpisodeRequest = TaskRequest & { variant?: JsonValue; variantId?: string };
 
 /** What playing episodes needs: where worlds come from and how each trial's environment is built. */
 export interface EpisodeParts {
@@ -35,7 +43,7 @@ export async function playEpisodes(
   parts: EpisodeParts,
   world: WorldDefinition,
   agent: Agent,
-  requests: readonly TaskRequest[],
+  requests: readonly EpisodeRequest[],
   options: PlayOptions = {},
 ): Promise<TrialRecord["outcome"][]> {
   const experimentId = options.experimentId ?? "train";
@@ -51,12 +59,20 @@ export async function playEpisodes(
       seed: r.seed,
       repeat: index,
     };
+    const variant = r.variant !== undefined ? { variant: r.variant, variantId: r.variantId } : {};
     return {
       schemaVersion: 1,
-      id: trialId({ experimentId, ...planned, agent: ref.id }),
+      id: trialId({
+        experimentId,
+        ...planned,
+        ...(r.variantId ? { variantId: r.variantId } : {}),
+        agent: ref.id,
+      }),
       experimentId,
       index,
       ...planned,
+      ...variant,
+      ...(r.split ? { split: r.split } : {}),
       agent: ref,
       budget,
     };
