@@ -17,6 +17,7 @@ import { registerServe } from "./commands/serve.ts";
 import { registerShow } from "./commands/show.ts";
 import { registerStatus } from "./commands/status.ts";
 import { registerTasks } from "./commands/tasks.ts";
+import { registerTrain } from "./commands/train.ts";
 import { registerWorker } from "./commands/worker.ts";
 import { registerWorlds } from "./commands/worlds.ts";
 import { reportFailure } from "./context.ts";
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   registerMcp(program, gym);
   registerCurriculum(program, gym);
   registerRig(program, gym);
+  registerTrain(program, gym);
   registerAudit(program, gym);
   registerWorker(program);
   registerStatus(program);
