@@ -6,6 +6,8 @@
 import type { Command } from "commander";
 import type { GymSource } from "../gym-source.ts";
 import { registerTrainCurriculum } from "./train-curriculum.ts";
+import { registerTrainRig } from "./train-rig.ts";
+import { registerTrainTransfer } from "./train-transfer.ts";
 
 export function registerTrain(program: Command, gymSource: GymSource): void {
   const train = program
@@ -14,4 +16,6 @@ export function registerTrain(program: Command, gymSource: GymSource): void {
       "train a reference learner and measure the curriculum, the rigger's variants and the rigger against it",
     );
   registerTrainCurriculum(train, gymSource);
+  registerTrainTransfer(train, gymSource);
+  registerTrainRig(train, gymSource);
 }
