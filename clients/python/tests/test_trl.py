@@ -63,7 +63,7 @@ def test_tools_match_the_server(serve: Callable[..., Server], world: str) -> Non
         required = {n for n, p in params.items() if p.default is inspect.Parameter.empty}
         assert required == set(schema.get("required", []))
     try:
-        from transformers.utils import get_json_schema
+        from transformers.utils.chat_template_utils import get_json_schema
     except ImportError:
         return
     for tool in server_tools:

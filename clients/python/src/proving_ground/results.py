@@ -44,8 +44,9 @@ class StepResult:
         meta: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
         done = bool(reply.get("done", False))
         reward = reply.get("reward")
+        observation = reply.get("observation")
         return cls(
-            observation=reply.get("observation") if isinstance(reply.get("observation"), dict) else {},
+            observation=dict(observation) if isinstance(observation, dict) else {},
             reward=None if reward is None else float(reward),
             done=done,
             terminated=bool(meta.get("terminated", False)),

@@ -44,11 +44,11 @@ def python_type(schema: Mapping[str, Any]) -> Any:
     """The type hint transformers turns back into this schema's ``type``/``enum``/``items``."""
     enum = schema.get("enum")
     if isinstance(enum, list) and enum and all(isinstance(v, (str, int, float, bool)) for v in enum):
-        return Literal[tuple(enum)]  # type: ignore[valid-type]
+        return Literal[tuple(enum)]
     kind = schema.get("type")
     if isinstance(kind, list):
         members = tuple(python_type({**schema, "type": k}) for k in kind)
-        return Union[members] if len(members) > 1 else members[0]  # type: ignore[valid-type]
+        return Union[members] if len(members) > 1 else members[0]
     if kind == "array":
         items = schema.get("items")
         return list[python_type(items)] if isinstance(items, Mapping) else list  # type: ignore[misc]
