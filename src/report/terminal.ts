@@ -70,6 +70,12 @@ export function renderTerminalReport(
       `  excluding ${s.pass_rate_excluding_infra.excluded} infra-error/missing trial(s): ${fmtRate(s.pass_rate_excluding_infra)}`,
     );
   }
+  if (s.pass_hat_k) {
+    const hat = s.pass_hat_k;
+    lines.push(
+      `  pass^k (all k of ${hat.repeats} repeats of a task pass, ${hat.tasks} tasks): ${hat.by_k.map((p) => `pass^${p.k} ${fmtRate(p)}`).join(", ")}`,
+    );
+  }
   lines.push(`  infra-error rate: ${pct(s.infra_error_rate)}`);
   const v = s.violated_trials;
   lines.push(

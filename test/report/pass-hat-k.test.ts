@@ -114,6 +114,11 @@ test("proving run --repeats 2: report --json and the HTML report carry pass^1 an
     assert.equal(doc.pass_hat_k.by_k[1].estimate, doc.pass_rate.estimate);
     assert.equal(doc.pass_hat_k_by_agent.cautious.by_k[1].estimate, 1);
     assert.equal(doc.pass_hat_k_by_agent["new-key-retry"].by_k[1].estimate, 0);
+    const text = await runCli(["report", "rep", "--store", store]);
+    assert.match(
+      text.stdout,
+      /pass\^k \(all k of 2 repeats of a task pass, 2 tasks\): pass\^1 50\.0% \[.*\], pass\^2 50\.0%/,
+    );
     const page = fs.readFileSync(html, "utf8");
     assert.match(page, /<div id="pass-hat-k">/);
     assert.match(page, /<td class="n" data-pass-hat-k="2">/);
