@@ -32,7 +32,7 @@ from .results import Action, StepResult
 from .worlds import BUILTIN_WORLDS, gym_id
 from .ws_client import WsClient
 
-__all__ = ["MAX_ACTIONS", "ProvingEnv", "observation_text", "register_envs"]
+__all__ = ["MAX_ACTIONS", "ProvingEnv", "TaskDraw", "action_mask", "observation_text", "register_envs"]
 
 #: The most admissible actions a server lists (the size of the action space).
 MAX_ACTIONS = 64
@@ -56,6 +56,42 @@ def action_mask(admissible: Sequence[Action] | None) -> np.ndarray:
     mask = np.zeros(MAX_ACTIONS, dtype=np.int8)
     mask[: min(len(admissible or []), MAX_ACTIONS)] = 1
     return mask
+
+
+class TaskDraw:
+    """The tasks an env draws: the served world's families (or those chosen) and their difficulties."""
+
+    def __init__(
+        self,
+        meta: Mapping[str, Any],
+        *,
+        world: str | None = None,
+        families: Sequence[str] | None = None,
+        difficulties: Sequence[int] | None = None,
+    ) -> None:
+        served = str(meta.get("world"))
+        if world is not None and served != world:
+            raise ValueError(f"the server serves {served}, not {world}")
+        self.world = served
+        self.tools: list[dict[str, Any]] = list(meta.get("tools") or [])
+        declared = {str(f["name"]): [int(d) for d in f.get("difficulties") or [1]] for f in meta.get("families") or []}
+        chosen = list(families) if families is not None else list(declared)
+        unknown = [f for f in chosen if f not in declared]
+        if unknown or not chosen:
+            raise ValueError(f"unknown families for {served}: {unknown or '(none chosen)'}; it has {list(declared)}")
+        self.families = chosen
+        self.difficulties = {
+            f: [d for d in declared[f] if difficulties is None or d in difficulties] or declared[f][:1] for f in chosen
+        }
+
+    def draw(self, rng: np.random.Generator, fixed: Mapping[str, Any] | None = None) -> tuple[int, str, int]:
+        """``(task seed, family, difficulty)`` from ``rng``, unless ``fixed`` names them."""
+        opts = fixed or {}
+        family = str(opts.get("family") or self.families[int(rng.integers(len(self.families)))])
+        levels = self.difficulties.get(family) or [1]
+        difficulty = int(opts.get("difficulty") or levels[int(rng.integers(len(levels)))])
+        task_seed = int(opts["seed"]) if "seed" in opts else int(rng.integers(0, 2**31 - 1))
+        return task_seed, family, difficulty
 
 
 class ProvingEnv(gym.Env[str, ActionLike]):
@@ -84,24 +120,13 @@ class ProvingEnv(gym.Env[str, ActionLike]):
             if transport == "ws"
             else Client(base_url, token=token, timeout=timeout)
         )
-        meta = self.client.metadata()
-        served = str(meta.get("world"))
-        if world is not None and served != world:
+        try:
+            self.tasks = TaskDraw(self.client.metadata(), world=world, families=families, difficulties=difficulties)
+        except ValueError:
             self.client.close()
-            raise ValueError(f"{base_url} serves {served}, not {world}")
-        self.world = served
-        self.tools: list[dict[str, Any]] = list(meta.get("tools") or [])
-        declared = {str(f["name"]): [int(d) for d in f.get("difficulties") or [1]] for f in meta.get("families") or []}
-        chosen = list(families) if families is not None else list(declared)
-        unknown = [f for f in chosen if f not in declared]
-        if unknown or not chosen:
-            self.client.close()
-            raise ValueError(f"unknown families for {served}: {unknown or '(none chosen)'}; it has {list(declared)}")
-        self._families = chosen
-        self._difficulties = {
-            f: [d for d in declared[f] if difficulties is None or d in difficulties] or declared[f][:1]
-            for f in chosen
-        }
+            raise
+        self.world = self.tasks.world
+        self.tools = self.tasks.tools
         self.curriculum = curriculum
         self.split = split
         self.observation_space = spaces.Text(max_length=max_observation_chars, charset=CHARSET)
@@ -125,10 +150,7 @@ class ProvingEnv(gym.Env[str, ActionLike]):
         if self.curriculum and not any(k in opts for k in ("family", "difficulty", "seed")):
             result = self.client.reset(admissible=True, split=split)
         else:
-            family = str(opts.get("family") or self._families[int(self.np_random.integers(len(self._families)))])
-            levels = self._difficulties.get(family) or [1]
-            difficulty = int(opts.get("difficulty") or levels[int(self.np_random.integers(len(levels)))])
-            task_seed = int(opts["seed"]) if "seed" in opts else int(self.np_random.integers(0, 2**31 - 1))
+            task_seed, family, difficulty = self.tasks.draw(self.np_random, opts)
             result = self.client.reset(task_seed, family, difficulty, admissible=True, split=split)
         self._steps = 0
         max_steps = result.metadata.get("max_steps")

@@ -51,6 +51,8 @@ class _WsEpisodes:
         self.url = ws_url(base_url)
         self.episode_id: str | None = None
         self.primary: str | None = None
+        #: The episodes of this connection's groups and forks (a reset naming one restarts that session).
+        self.members: set[str] = set()
 
     def _episode(self, episode_id: str | None) -> str:
         chosen = episode_id or self.episode_id
@@ -61,11 +63,18 @@ class _WsEpisodes:
     def _after_reset(self, kind: str, data: Any) -> StepResult | GroupReset:
         if kind == "reset_group" or (isinstance(data, dict) and "group_id" in data):
             group = GroupReset.from_wire(data)
+            self.members.update(e.episode_id for e in group.episodes if e.episode_id)
             self.episode_id = group.episodes[0].episode_id if group.episodes else None
             return group
         result = StepResult.from_wire(data)
-        self.episode_id = self.primary = result.episode_id
+        self.episode_id = result.episode_id
+        if result.episode_id not in self.members:
+            self.primary = result.episode_id
         return result
+
+    def _forked(self, results: list[StepResult]) -> list[StepResult]:
+        self.members.update(r.episode_id for r in results if r.episode_id)
+        return results
 
     @staticmethod
     def _single(entries: list[BatchEntry]) -> StepResult:
@@ -200,7 +209,7 @@ class WsClient(_WsEpisodes):
 
     def fork(self, n: int = 1, *, episode_id: str | None = None) -> list[StepResult]:
         _, data = self._send("fork", {"episode_id": self._episode(episode_id), "n": int(n)})
-        return episodes_from_wire(data or {})
+        return self._forked(episodes_from_wire(data or {}))
 
     def group(self, group_id: str) -> GroupResult:
         _, data = self._send("group", {"group_id": group_id})
@@ -224,6 +233,7 @@ class WsClient(_WsEpisodes):
             self._http.close()
             self._http = None
         self.episode_id = self.primary = None
+        self.members.clear()
 
 
 class AsyncWsClient(_WsEpisodes):
@@ -345,7 +355,7 @@ class AsyncWsClient(_WsEpisodes):
 
     async def fork(self, n: int = 1, *, episode_id: str | None = None) -> list[StepResult]:
         _, data = await self._send("fork", {"episode_id": self._episode(episode_id), "n": int(n)})
-        return episodes_from_wire(data or {})
+        return self._forked(episodes_from_wire(data or {}))
 
     async def group(self, group_id: str) -> GroupResult:
         _, data = await self._send("group", {"group_id": group_id})
@@ -368,5 +378,6 @@ class AsyncWsClient(_WsEpisodes):
             await self._http.close()
             self._http = None
         self.episode_id = self.primary = None
+        self.members.clear()
 
 
