@@ -4,7 +4,8 @@
  * warmed up on the base world; its policy is then copied into two arms trained with the same number
  * of further episodes on the same task stream: (a) `base`, every episode on the base world; (b)
  * `variants`, a share of the episodes (default every other one) on the variants, round-robin, the
- * rest on the base world. Both arms (and the warm-up policy) are evaluated frozen on the unmodified
+ * rest on the base world (with `poolVariants`, the variants of every seed's warm learner). Both arms
+ * (and the warm-up policy) are evaluated frozen on the unmodified
  * world's regression and held-out splits; the arms are compared paired by seed, with a nested cluster
  * bootstrap over seeds and the families within them.
  */
@@ -50,6 +51,8 @@ export interface TransferOptions {
   split: TrainSplit;
   /** Share of the post-warm-up episodes of arm (b) played on variants (default 0.5). */
   variantShare?: number;
+  /** Every seed's arm (b) trains on the variants of all seeds (default: each on its own seed's). */
+  poolVariants?: boolean;
   maxSteps?: number;
 }
 
@@ -69,6 +72,8 @@ export interface ArmRun {
   arm: TransferArm;
   /** Episodes after the warm-up on the base world and on variants. */
   episodes: { base: number; variant: number };
+  /** The variants arm (b) trained on (ids). */
+  variants?: string[];
   trainPassRate: number;
   evaluation: FrozenEvaluation;
 }
@@ -96,6 +101,7 @@ export interface TransferResult {
   episodes: number;
   warmup: number;
   variantShare: number;
+  poolVariants: boolean;
   seeds: number[];
   split: Omit<TrainSplit, "regression" | "heldout"> & { regressionTasks: number; heldoutTasks: number };
   perSeed: TransferSeed[];
@@ -104,6 +110,8 @@ export interface TransferResult {
   difference: { regression: IntervalEstimate; heldout: IntervalEstimate };
   /** Seeds whose arm (b) had at least one variant to train on. */
   seedsWithVariants: number;
+  /** Distinct variants accepted over all seeds. */
+  distinctVariants: number;
 }
 
 /** A fresh learner of `kind` whose numbers come from `Rng.seeded(seed, "learner")`. */
@@ -205,22 +213,29 @@ export async function runTransfer(o: TransferOptions, ports: TransferPorts): Pro
       ...play(experimentId),
       ...(ports.recorder ? { recorder: ports.recorder(experimentId) } : {}),
     });
-  const perSeed: TransferSeed[] = [];
+  // phase 1, per seed: the warm-up, its evaluation, and the variants the source gives for it
+  const warmed: { seed: number; policy: LearnerPolicy; warm: FrozenEvaluation; source: VariantSource }[] = [];
   for (const seed of o.seeds) {
     const learner = newLearner(o.learner, seed);
     const warmTasks = drawTasks(o.world, o.split.trainFamilies, warmup, Rng.seeded(seed, "transfer/warmup"));
     await playEpisodes(ports.parts, o.world, learner, warmTasks, play(`${o.id}-s${seed}-warmup`));
-    const warmPolicy = learner.policy();
-    const warm = await evaluate(warmPolicy, `${o.id}-s${seed}-warm-eval`);
+    const policy = learner.policy();
+    const warm = await evaluate(policy, `${o.id}-s${seed}-warm-eval`);
     say(
       `seed ${seed}: warm-up ${warmup} episodes: regression ${warm.regression.passed}/${warm.regression.trials}, held-out ${warm.heldout.passed}/${warm.heldout.trials}`,
     );
-    const variantSource = await ports.variants(
-      seed,
-      Learner.restore(warmPolicy, { frozen: true }),
-      warmPolicy,
-    );
-    say(`seed ${seed}: ${variantSource.variants.length} variant(s) from ${variantSource.source}`);
+    const source = await ports.variants(seed, Learner.restore(policy, { frozen: true }), policy);
+    say(`seed ${seed}: ${source.variants.length} variant(s) from ${source.source}`);
+    warmed.push({ seed, policy, warm, source });
+  }
+  // pooled: every seed's arm (b) trains on the variants of all seeds (first seen first)
+  const pooled = new Map<string, TrainingVariant>();
+  for (const w of warmed)
+    for (const v of w.source.variants) if (!pooled.has(v.variantId)) pooled.set(v.variantId, v);
+  // phase 2, per seed: the two arms from the warm policy, on the same task stream
+  const perSeed: TransferSeed[] = [];
+  for (const { seed, policy: warmPolicy, warm, source: variantSource } of warmed) {
+    const variants = o.poolVariants ? [...pooled.values()] : variantSource.variants;
     const tasks = drawTasks(
       o.world,
       o.split.trainFamilies,
@@ -229,7 +244,7 @@ export async function runTransfer(o: TransferOptions, ports: TransferPorts): Pro
     );
     const arms: ArmRun[] = [];
     for (const arm of ["base", "variants"] as const) {
-      const schedule = arm === "base" ? tasks : variantSchedule(tasks, variantSource.variants, share);
+      const schedule = arm === "base" ? tasks : variantSchedule(tasks, variants, share);
       const trainee = Learner.restore(warmPolicy);
       const outcomes = await playEpisodes(
         ports.parts,
@@ -243,6 +258,7 @@ export async function runTransfer(o: TransferOptions, ports: TransferPorts): Pro
       arms.push({
         arm,
         episodes: { base: schedule.length - onVariant, variant: onVariant },
+        ...(arm === "variants" ? { variants: variants.map((v) => v.variantId) } : {}),
         trainPassRate: outcomes.length ? outcomes.filter((x) => x === "passed").length / outcomes.length : 0,
         evaluation,
       });
@@ -262,6 +278,7 @@ export async function runTransfer(o: TransferOptions, ports: TransferPorts): Pro
     episodes: o.episodes,
     warmup,
     variantShare: share,
+    poolVariants: !!o.poolVariants,
     seeds: [...o.seeds],
     split: { ...splitRest, regressionTasks: regression.length, heldoutTasks: heldout.length },
     perSeed,
@@ -278,6 +295,7 @@ export async function runTransfer(o: TransferOptions, ports: TransferPorts): Pro
       })),
     ],
     difference: { regression: difference(perSeed, "regression"), heldout: difference(perSeed, "heldout") },
-    seedsWithVariants: perSeed.filter((s) => s.variantSource.variants.length > 0).length,
+    seedsWithVariants: perSeed.filter((s) => (s.arms[1].variants?.length ?? 0) > 0).length,
+    distinctVariants: pooled.size,
   };
 }

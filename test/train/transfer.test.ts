@@ -34,26 +34,29 @@ const options: TransferOptions = {
   split,
 };
 
-async function run(variants: VariantSource) {
+async function run(variants: VariantSource, extra: Partial<TransferOptions> = {}, only?: number) {
   const records: TrialRecord[] = [];
   const warmHashes: string[] = [];
-  const result = await runTransfer(options, {
-    parts: { registry: gym.registry, environment: gym.harness.environment },
-    variants: async (_seed, warm, policy) => {
-      assert.equal(warm.frozen, true, "the rigger sees a frozen copy of the warm learner");
-      warmHashes.push(policy.hash);
-      return variants;
+  const result = await runTransfer(
+    { ...options, ...extra },
+    {
+      parts: { registry: gym.registry, environment: gym.harness.environment },
+      variants: async (seed, warm, policy) => {
+        assert.equal(warm.frozen, true, "the rigger sees a frozen copy of the warm learner");
+        warmHashes.push(policy.hash);
+        return only === undefined || only === seed ? variants : { source: "none", variants: [] };
+      },
+      recorder: () => {
+        const recorder = new MemoryRecorder();
+        const record = recorder.record.bind(recorder);
+        recorder.record = async (r: TrialRecord) => {
+          records.push(r);
+          return record(r);
+        };
+        return recorder;
+      },
     },
-    recorder: () => {
-      const recorder = new MemoryRecorder();
-      const record = recorder.record.bind(recorder);
-      recorder.record = async (r: TrialRecord) => {
-        records.push(r);
-        return record(r);
-      };
-      return recorder;
-    },
-  });
+  );
   return { result, records, warmHashes };
 }
 
@@ -96,6 +99,26 @@ test("train transfer: without variants arm (b) is arm (a), and the paired differ
     assert.equal(s.arms[0].evaluation.policyHash, s.arms[1].evaluation.policyHash);
   assert.deepEqual(result.difference.regression, { estimate: 0, lo: 0, hi: 0 });
   assert.equal(result.seedsWithVariants, 0);
+});
+
+test("train transfer --pool-variants: a seed whose rigger accepted nothing trains on the other seeds' variants", async () => {
+  const given: VariantSource = {
+    source: "given",
+    variants: [{ variant: VARIANT, variantId: gym.harness.variantId(VARIANT) }],
+  };
+  const own = await run(given, {}, 1);
+  assert.deepEqual(
+    own.result.perSeed.map((s) => s.arms[1].episodes.variant),
+    [15, 0],
+  );
+  assert.equal(own.result.seedsWithVariants, 1);
+  const pooled = await run(given, { poolVariants: true }, 1);
+  assert.deepEqual(
+    pooled.result.perSeed.map((s) => s.arms[1].episodes.variant),
+    [15, 15],
+  );
+  assert.equal(pooled.result.seedsWithVariants, 2);
+  assert.equal(pooled.result.distinctVariants, 1);
 });
 
 test("variantSchedule: every other episode on a variant, round-robin, the tasks unchanged", () => {

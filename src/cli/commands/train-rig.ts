@@ -40,7 +40,7 @@ export function renderTrainRig(r: RigCheckpointResult): string {
         );
       const decided = c.finding.candidates.map((x) => `${x.decision} ${x.variantId} (${x.pattern})`);
       lines.push(
-        `  @${String(c.checkpoint).padEnd(6)} regression ${pct(c.evaluation.regression.rate)}, held-out ${pct(c.evaluation.heldout.rate)}; rig baseline ${c.finding.baseline.passed}/${c.finding.baseline.trials}`,
+        `  @${String(c.checkpoint).padEnd(6)} regression ${pct(c.evaluation.regression.rate)}, held-out ${c.evaluation.heldout.trials ? pct(c.evaluation.heldout.rate) : "-"}; rig baseline ${c.finding.baseline.passed}/${c.finding.baseline.trials}`,
         `          weaknesses: ${named.join("; ") || "none named"}`,
         `          candidates: ${decided.join("; ") || "none"}`,
         `          per family: ${fam}`,

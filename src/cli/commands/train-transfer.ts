@@ -21,6 +21,7 @@ interface TransferFlags extends SharedTrainFlags {
   variantShare: number;
   variant?: string[];
   acceptedVariants?: boolean;
+  poolVariants?: boolean;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -39,13 +40,13 @@ export function renderTransfer(r: TransferResult): string {
       (a) => `${names[a.arm].padEnd(28)}${interval(a.regression, pct).padEnd(30)}${interval(a.heldout, pct)}`,
     ),
     `${"(b) - (a), paired by seed".padEnd(28)}${interval(r.difference.regression, pp).padEnd(30)}${interval(r.difference.heldout, pp)}`,
-    `${r.seedsWithVariants} of ${r.seeds.length} seeds had variants to train on`,
+    `${r.seedsWithVariants} of ${r.seeds.length} seeds had variants to train on (${r.distinctVariants} distinct accepted${r.poolVariants ? ", pooled over seeds" : ""})`,
   ];
   for (const s of r.perSeed) {
     const [a, b] = s.arms;
     const v = s.variantSource.variants.map((x) => `${x.variantId}${x.pattern ? ` (${x.pattern})` : ""}`);
     lines.push(
-      `  seed ${s.seed}: ${s.variantSource.source}: ${v.join(", ") || "no variant"}; regression warm ${s.warm.regression.passed}, (a) ${a.evaluation.regression.passed}, (b) ${b.evaluation.regression.passed} of ${a.evaluation.regression.trials}; held-out (a) ${a.evaluation.heldout.passed}, (b) ${b.evaluation.heldout.passed} of ${a.evaluation.heldout.trials}`,
+      `  seed ${s.seed}: ${s.variantSource.source}: ${v.join(", ") || "no variant"}; arm (b) trained on ${b.variants?.length ?? 0} variant(s), ${b.episodes.variant} episodes; regression warm ${s.warm.regression.passed}, (a) ${a.evaluation.regression.passed}, (b) ${b.evaluation.regression.passed} of ${a.evaluation.regression.trials}; held-out (a) ${a.evaluation.heldout.passed}, (b) ${b.evaluation.heldout.passed} of ${a.evaluation.heldout.trials}`,
     );
   }
   return lines.join("\n");
@@ -64,7 +65,7 @@ export function registerTrainTransfer(train: Command, gymSource: GymSource): voi
       "--warmup <n>",
       "warm-up episodes on the world, shared by both arms; the rigger diagnoses the warm learner",
       intOption("--warmup"),
-      500,
+      1000,
     )
     .option(
       "--variant-share <x>",
@@ -140,6 +141,7 @@ export function registerTrainTransfer(train: Command, gymSource: GymSource): voi
             seeds,
             split,
             variantShare: flags.variantShare,
+            ...(flags.poolVariants ? { poolVariants: true } : {}),
             ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
           },
           {

@@ -30,7 +30,7 @@ export function transferSection(r: TransferResult): string {
         `<tr data-arm="${a.arm}"><td>${e(ARM_NAMES[a.arm])}</td>${rate(a.regression)}${rate(a.heldout)}<td></td></tr>`,
     )
     .join("");
-  const difference = `<tr data-arm="difference"><td>(b) − (a), paired by seed</td>${diff(r.difference.regression)}${diff(r.difference.heldout)}<td>${r.seedsWithVariants} / ${r.seeds.length} seeds had variants</td></tr>`;
+  const difference = `<tr data-arm="difference"><td>(b) − (a), paired by seed</td>${diff(r.difference.regression)}${diff(r.difference.heldout)}<td>${r.seedsWithVariants} / ${r.seeds.length} seeds trained on variants (${r.distinctVariants} distinct${r.poolVariants ? ", pooled" : ""})</td></tr>`;
   const seeds = r.perSeed
     .map((s) => {
       const [a, b] = s.arms;
@@ -40,9 +40,9 @@ export function transferSection(r: TransferResult): string {
               (v) => `${e(v.variantId)}${v.pattern ? ` <span class="muted">(${e(v.pattern)})</span>` : ""}`,
             )
             .join(", ")
-        : '<span class="muted">none: arm (b) trained like arm (a)</span>';
+        : '<span class="muted">none accepted</span>';
       const cell = (x: { passed: number; trials: number }) => `${x.passed} / ${x.trials}`;
-      return `<tr data-seed="${s.seed}"><td>${s.seed}</td><td>${e(s.variantSource.source)}: ${vs}</td><td>${cell(s.warm.regression)}</td><td>${cell(a.evaluation.regression)}</td><td>${cell(b.evaluation.regression)}</td><td>${cell(a.evaluation.heldout)}</td><td>${cell(b.evaluation.heldout)}</td></tr>`;
+      return `<tr data-seed="${s.seed}"><td>${s.seed}</td><td>${e(s.variantSource.source)}: ${vs}; arm (b): ${b.variants?.length ?? 0} variant(s), ${b.episodes.variant} episodes</td><td>${cell(s.warm.regression)}</td><td>${cell(a.evaluation.regression)}</td><td>${cell(b.evaluation.regression)}</td><td>${cell(a.evaluation.heldout)}</td><td>${cell(b.evaluation.heldout)}</td></tr>`;
     })
     .join("");
   return `<section id="transfer"><h2>Transfer: training on the rigger's variants, evaluated on the unmodified world <small>${e(r.id)} · ${e(r.world)} · ${e(r.learner)} · ${r.episodes} episodes per arm (${r.warmup} warm-up) · ${r.seeds.length} seeds</small></h2>
@@ -60,7 +60,7 @@ export function rigLearnerSection(r: RigCheckpointResult): string {
         .map(([k, n]) => `${e(k)} × ${n}`)
         .join(", ");
       const accepted = r.perSeed.reduce((n, s) => n + (s.checkpoints[i]?.finding.accepted ?? 0), 0);
-      return `<tr data-checkpoint="${c.checkpoint}"><td>${c.checkpoint}</td><td>${pct(c.regressionRate)}</td><td>${pct(c.heldoutRate)}</td><td>${tops}</td><td>${accepted}</td></tr>`;
+      return `<tr data-checkpoint="${c.checkpoint}"><td>${c.checkpoint}</td><td>${pct(c.regressionRate)}</td><td>${r.split.heldoutTasks ? pct(c.heldoutRate) : "-"}</td><td>${tops}</td><td>${accepted}</td></tr>`;
     })
     .join("");
   return `<section id="rig-learner"><h2>Rigging the learner <small>${e(r.id)} · ${e(r.world)} · ${e(r.learner)} · ${r.seeds.length} seeds</small></h2>
