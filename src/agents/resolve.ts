@@ -2,6 +2,8 @@ import path from "node:path";
 import type { Agent, AgentRef } from "../core/contracts.ts";
 import { configError, errorMessage } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
+import type { LearnerPolicy } from "../learners/policy.ts";
+import type { PolicyStore } from "../store/policies.ts";
 import { importAgentModule } from "./import-module.ts";
 import { isolatedModuleAgent, type ModuleAgentLimits, probeAgentModule } from "./isolated-module-agent.ts";
 import { LimiterPool } from "./llm/limiter.ts";
@@ -16,17 +18,43 @@ export interface ResolvedAgent {
    * trials one at a time, in manifest order, so its updates are deterministic.
    */
   ordered?: boolean;
-  /** Called once when a run that resolved the agent ends (a learner saves its policy). */
-  finish?(): Promise<void>;
+  /**
+   * Called once when a run that resolved the agent ends (`end`: which experiment or curriculum run):
+   * a learner saves its policy (to the run's store, and to `save=FILE`) and answers its id.
+   */
+  finish?(end?: AgentRunEnd): Promise<AgentFinished | undefined>;
+  /**
+   * What the agent has learned so far, as plain JSON (a learner's content-hashed policy): what a
+   * curriculum run checkpoints with its snapshots. Absent: the agent learns nothing across trials.
+   */
+  checkpoint?(): LearnerPolicy;
+  /** Continues from a checkpoint (a resumed curriculum run): later trials play that policy. */
+  restoreCheckpoint?(policy: LearnerPolicy): void;
   /**
    * The agent as it is now, frozen (a learner: its current policy, greedy, never updated): what an
    * evaluation plays, with the same ref. Absent: the agent does not learn.
    */
   frozen?(): ResolvedAgent;
+  /** What the person running the gym must know before trusting the run (an agent playing unsandboxed). */
+  warnings?: string[];
+}
+
+/** What a run tells its agents when it ends. */
+export interface AgentRunEnd {
+  /** The experiment (or curriculum run) that ended. */
+  experimentId: string;
+}
+
+/** What an agent answers when its run ends: a learner, the policy it ends with. */
+export interface AgentFinished {
+  /** The policy's content hash. */
+  policy?: string;
+  /** Whether it was saved to the run's store (a learner that trained, with a store). */
+  saved?: boolean;
 }
 
 /** What resolving an `--agent` spec may use; everything is injected by the gym. */
-export interface ResolveContext {
+export interface ResolveContext extends RunResources {
   cwd: string;
   /** Worlds the agent will play, to check scripted policy names up front. */
   worlds: WorldDefinition[];
@@ -47,10 +75,18 @@ export interface AgentKind {
   resolve(rest: string, spec: string, ctx: ResolveContext): Promise<ResolvedAgent>;
 }
 
+/** What the run that resolves an agent lends it: its store's policies and its clock. */
+export interface RunResources {
+  /** The run's store, where a learner's policies are kept (`learner:q?policy=ID` reads them). */
+  policies?: PolicyStore;
+  /** The run's clock (a saved policy's creation time). Default: the wall clock. */
+  now?: () => Date;
+}
+
 /** Resolves an `--agent` spec for the worlds it will play: the gym's resolver, injected into the runner. */
 export type ResolveAgent = (
   spec: string,
-  ctx: { cwd: string; worlds: WorldDefinition[] },
+  ctx: { cwd: string; worlds: WorldDefinition[] } & RunResources,
 ) => Promise<ResolvedAgent>;
 
 /** Prefixes every resolver understands without a kind: `scripted:NAME` and `module:PATH`. */

@@ -33,9 +33,14 @@ export function cliGymSource(program: Command, env: NodeJS.ProcessEnv = process.
     gym ??= (async () => {
       const file = (program.opts() as { gym?: string }).gym ?? env.PROVING_GYM;
       // the worlds, agent kinds and plugins load on first use, not for `--help`
+      const warn = (message: string) => process.stderr.write(`proving: warning: ${message}\n`);
       const built = file
-        ? await (await import("../gym/load-gym.ts")).loadGym(readDataFile(file), { cwd: process.cwd(), env })
-        : (await import("../gym/default-gym.ts")).defaultGym({ env });
+        ? await (await import("../gym/load-gym.ts")).loadGym(readDataFile(file), {
+            cwd: process.cwd(),
+            env,
+            warn,
+          })
+        : (await import("../gym/default-gym.ts")).defaultGym({ env, warn });
       built.prices.add(pricesFile(env.PROVING_LLM_PRICES));
       return built;
     })();

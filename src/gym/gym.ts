@@ -33,6 +33,12 @@ export interface GymParts {
    * that shares a global budget through Redis. Never in the description.
    */
   limiters?: LimiterPool;
+  /**
+   * Where the warnings of resolved agents go (an agent that will play unsandboxed): the CLI prints
+   * them on stderr. Default: dropped (a library caller reads `ResolvedAgent.warnings`). Never in the
+   * description.
+   */
+  warn?: (message: string) => void;
 }
 
 /** The runner's injected dependencies, as the gym wires them (what features that run trials receive). */
@@ -52,6 +58,7 @@ export class Gym {
   readonly limiters: LimiterPool;
   readonly plugins: readonly string[];
   readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #warn: ((message: string) => void) | undefined;
 
   constructor(parts: GymParts = {}) {
     for (const world of parts.worlds ?? []) this.registry.registerWorld(world);
@@ -61,6 +68,7 @@ export class Gym {
     this.plugins = [...(parts.plugins ?? [])];
     this.#env = { ...(parts.env ?? {}) };
     this.limiters = parts.limiters ?? new LimiterPool();
+    this.#warn = parts.warn;
   }
 
   /** A world by `name@version`, or by bare name (its newest version). */
@@ -73,8 +81,16 @@ export class Gym {
   }
 
   /** Resolves an `--agent` spec (scripted policy, module path, or `kind:rest`) for the worlds it plays. */
-  resolveAgent: ResolveAgent = (spec, ctx): Promise<ResolvedAgent> =>
-    this.agents.resolve(spec, { ...ctx, env: this.#env, prices: this.prices, limiters: this.limiters });
+  resolveAgent: ResolveAgent = async (spec, ctx): Promise<ResolvedAgent> => {
+    const resolved = await this.agents.resolve(spec, {
+      ...ctx,
+      env: this.#env,
+      prices: this.prices,
+      limiters: this.limiters,
+    });
+    for (const warning of resolved.warnings ?? []) this.#warn?.(warning);
+    return resolved;
+  };
 
   /** What `runExperiment` needs from the gym: its registry, agent resolver, and variant builder. */
   runOptions(): GymRunOptions {

@@ -57,6 +57,7 @@ export async function loadGym(
     cwd?: string;
     env?: Readonly<Record<string, string | undefined>>;
     limiters?: GymParts["limiters"];
+    warn?: GymParts["warn"];
   } = {},
 ): Promise<Gym> {
   const desc = parseGymDescription(description);
@@ -101,5 +102,6 @@ export async function loadGym(
     plugins: desc.plugins,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.limiters ? { limiters: opts.limiters } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
   });
 }

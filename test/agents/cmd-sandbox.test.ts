@@ -11,8 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { findBwrap } from "../../src/agents/cmd/sandbox.ts";
-import type { TrialRecord } from "../../src/core/contracts.ts";
+import type { TrialRecord, TrialSpec } from "../../src/core/contracts.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
+import { unsandboxedBanner } from "../../src/report/html/sections.ts";
 import { parseExperiment } from "../../src/runner/experiment.ts";
 import { runExperiment } from "../../src/runner/run.ts";
 import { REPO_ROOT } from "../support/cli.ts";
@@ -110,6 +111,41 @@ describe("cmd-jsonl: agents are isolated", () => {
     );
     assert.ok(found.env.includes("OPENAI_API_KEY"));
     assert.ok(!found.env.includes("ANTHROPIC_API_KEY"));
+  });
+
+  test("no silent fallback: without a working bwrap, auto warns (terminal and report), CI=true refuses (issue 27)", async () => {
+    // a PATH with node but no bwrap: the sandbox is missing
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "pg-nobwrap-"));
+    fs.symlinkSync(process.execPath, path.join(bin, "node"));
+    const noBwrap = bin;
+    const spec = `cmd-jsonl:node ${SNOOP} 1`;
+    const resolve = (env: Record<string, string>) => {
+      const warned: string[] = [];
+      const gym = defaultGym({ env: { PATH: noBwrap, ...env }, warn: (m) => warned.push(m) });
+      return gym
+        .resolveAgent(spec, { cwd: REPO_ROOT, worlds: [gym.world("device-support@1")] })
+        .then((r) => ({ r, warned }));
+    };
+    try {
+      const auto = await resolve({});
+      assert.equal(auto.r.ref.config?.sandbox, "none");
+      assert.equal(auto.warned.length, 1);
+      assert.match(auto.warned[0], /UNSANDBOXED/);
+      await assert.rejects(resolve({ CI: "true" }), /sandbox is required/, "under CI the default is require");
+      await assert.rejects(resolve({ PROVING_AGENT_SANDBOX: "require" }), /sandbox is required/);
+      const off = await resolve({ PROVING_AGENT_SANDBOX: "off" });
+      assert.equal(off.warned.length, 0, "off is the user's explicit choice");
+      const manifest = [
+        { agent: auto.r.ref },
+        { agent: { id: "cautious", kind: "scripted", spec: "cautious" } },
+      ];
+      const banner = unsandboxedBanner(manifest as unknown as TrialSpec[]);
+      assert.match(banner, /UNSANDBOXED/);
+      assert.match(banner, /cmd-jsonl:node/);
+      assert.equal(unsandboxedBanner(manifest.slice(1) as unknown as TrialSpec[]), "");
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   test("under CI=true bubblewrap is there (the sandbox is tested, not skipped)", {

@@ -21,7 +21,7 @@ export interface ProgramSettings {
 
 /**
  * `PROVING_AGENT_ENV` (comma-separated names to pass: the CLI's `--agent-env`), `PROVING_AGENT_SANDBOX`
- * (`auto`, the default; `require`; `off`) and `PROVING_AGENT_READ` (paths the sandboxed program may
+ * (the CLI's `--sandbox`: `auto`, the default; `require`, the default when `CI` is set; `off`) and `PROVING_AGENT_READ` (paths the sandboxed program may
  * read, separated like PATH), from the gym's environment.
  */
 export function programSettings(env: Readonly<Record<string, string | undefined>>): ProgramSettings {
@@ -30,7 +30,8 @@ export function programSettings(env: Readonly<Record<string, string | undefined>
       .split(sep)
       .map((s) => s.trim())
       .filter(Boolean);
-  const mode = env.PROVING_AGENT_SANDBOX ?? "auto";
+  // under CI a missing sandbox is an error, not a silent fallback
+  const mode = env.PROVING_AGENT_SANDBOX ?? (env.CI === "true" || env.CI === "1" ? "require" : "auto");
   return {
     passEnv: list(env.PROVING_AGENT_ENV, ","),
     sandbox: mode === "require" || mode === "off" ? mode : "auto",
@@ -111,5 +112,12 @@ export function resolveProgramAgent(
       },
     },
     forWorld: () => agent,
+    ...(bwrap || settings.sandbox === "off"
+      ? {}
+      : {
+          warnings: [
+            `${spec} runs UNSANDBOXED: bubblewrap (bwrap) is missing or cannot create namespaces here, so the program has the gym user's filesystem rights (it can read the store and the checkout). Install bubblewrap, or pass --sandbox require to refuse such runs.`,
+          ],
+        }),
   };
 }

@@ -17,7 +17,13 @@ import { compareForReport, type ReportComparison } from "./comparison.ts";
 import { loadExperimentRows } from "./experiment-rows.ts";
 import { pageRows } from "./page-data.ts";
 import { renderPage } from "./render-page.ts";
-import { breakdownSection, comparisonSection, distributionSection, headlineSection } from "./sections.ts";
+import {
+  breakdownSection,
+  comparisonSection,
+  distributionSection,
+  headlineSection,
+  unsandboxedBanner,
+} from "./sections.ts";
 import { gzipBase64, packTrajectories } from "./trajectory-pack.ts";
 
 export interface HtmlReportOptions {
@@ -78,6 +84,7 @@ export async function buildHtmlReport(
     ...METRICS.map((m) => svgOrEmpty(distributionChart(current.rows, m))),
   ]);
   const sections = [
+    unsandboxedBanner(current.manifest),
     headlineSection(summary, outcomesSvg),
     breakdownSection(heatmapSvg),
     distributionSection(current.rows, [stepsSvg, ...distributionSvgs].filter(Boolean)),
