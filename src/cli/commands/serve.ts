@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
+import type { ServedCurriculum } from "../../curriculum/serve-task-source.ts";
 import type { Gym } from "../../gym/gym.ts";
 import { isLoopbackHost } from "../../serve/auth.ts";
 // hono and ws load when the server starts, not with the CLI
@@ -30,6 +31,10 @@ export interface ServeFlags {
   maxStringLength: number;
   store?: string;
   experiment?: string;
+  /** A split file, or `true` (the flag alone): the served world's default split. */
+  curriculum?: string | true;
+  strategy?: string;
+  curriculumId?: string;
   json?: boolean;
 }
 
@@ -112,9 +117,22 @@ export function registerServe(program: Command, gymSource: GymSource): void {
       "record every episode as a trial of one experiment in this store (SQLite file or postgres://…); default: nothing recorded",
     )
     .option("--experiment <id>", "the recorded experiment's id (with --store; default serve-<stamp>)")
+    .option(
+      "--curriculum [splits]",
+      "a reset without a task draws the next one from a curriculum that learns from each finished episode (split file as `curriculum run --splits` reads it; alone: the world's default split); needs --store",
+    )
+    .option(
+      "--strategy <name>",
+      "the curriculum's strategy: uniform | target-band | learnability (default) | plr | learning-progress",
+    )
+    .option(
+      "--curriculum-id <id>",
+      "the curriculum run in the store (default serve-<world>-<strategy>); the same id continues it",
+    )
     .option("--json", "print the address as one JSON line on stdout")
     .action(async (flags: ServeFlags) => {
-      const target = serveTargetFromFlags(await gymSource(), flags);
+      const gym = await gymSource();
+      const target = serveTargetFromFlags(gym, flags);
       for (const family of flags.family ?? []) {
         if (!target.world.families.some((f) => f.name === family)) {
           throw configError("unknown_family", `unknown family "${family}" for ${target.world.id}`);
@@ -136,9 +154,22 @@ export function registerServe(program: Command, gymSource: GymSource): void {
       if (flags.experiment !== undefined && flags.store === undefined) {
         throw configError("bad_flag", "--experiment names the recorded experiment: give --store too");
       }
+      if (flags.curriculum === undefined && (flags.strategy ?? flags.curriculumId) !== undefined) {
+        throw configError("bad_flag", "--strategy and --curriculum-id go with --curriculum");
+      }
+      if (flags.curriculum !== undefined && flags.store === undefined) {
+        throw configError("bad_flag", "--curriculum learns from recorded episodes: give --store too");
+      }
       if (flags.store === undefined) return serveUntilSignal(target, flags);
       const where = storePath(flags.store);
-      await withStore(flags.store, "write", (store) => serveUntilSignal(target, flags, { store, where }));
+      const { curriculum } = flags;
+      await withStore(flags.store, "write", async (store) => {
+        if (curriculum === undefined) return serveUntilSignal(target, flags, { store, where });
+        const { withServedCurriculum } = await import("./serve-curriculum.ts");
+        await withServedCurriculum(gym, target, where, { ...flags, curriculum }, (served) =>
+          serveUntilSignal(target, flags, { store, where, curriculum: served }),
+        );
+      });
     });
 }
 
@@ -146,8 +177,9 @@ export function registerServe(program: Command, gymSource: GymSource): void {
 async function serveUntilSignal(
   target: ServeTarget,
   flags: ServeFlags,
-  record?: { store: Store; where: string },
+  record?: { store: Store; where: string; curriculum?: ServedCurriculum },
 ): Promise<void> {
+  const curriculum = record?.curriculum;
   const token = flags.token ?? process.env.PROVING_SERVE_TOKEN;
   const operatorToken = flags.operatorToken ?? process.env.PROVING_SERVE_OPERATOR_TOKEN;
   const { startServer } = await import("../../serve/server.ts");
@@ -167,6 +199,9 @@ async function serveUntilSignal(
     ...(flags.allowOrigin?.length ? { allowOrigins: flags.allowOrigin } : {}),
     ...(flags.family?.length ? { families: flags.family } : {}),
     ...(flags.difficulty?.length ? { difficulties: flags.difficulty } : {}),
+    // a seeded reset derives its family among the curriculum's (held-out ones are asked for by split)
+    ...(curriculum && !flags.family?.length ? { families: curriculum.dynamicFamilies } : {}),
+    ...(curriculum ? { taskSource: curriculum } : {}),
     ...(record
       ? {
           record: {
@@ -185,6 +220,7 @@ async function serveUntilSignal(
         environment: target.id,
         world: target.world.id,
         ...(server.experimentId !== undefined ? { experiment: server.experimentId } : {}),
+        ...(curriculum ? { curriculum: curriculum.id } : {}),
       })}\n`,
     );
   }
@@ -196,6 +232,11 @@ async function serveUntilSignal(
   if (record && server.experimentId !== undefined) {
     process.stderr.write(
       `proving serve: recording each episode as a trial of experiment ${server.experimentId} in ${record.where}\n`,
+    );
+  }
+  if (curriculum) {
+    process.stderr.write(
+      `proving serve: a reset without a task draws from curriculum ${curriculum.id} (${curriculum.strategy}); GET /curriculum shows it\n`,
     );
   }
   if (!isLoopbackHost(flags.host) && !token) {
