@@ -5,8 +5,10 @@ import { getRequestListener } from "@hono/node-server";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { WIRE_ERRORS, type WireErrorCode } from "../core/error-catalogue.ts";
 import { bearerCheck, hostCheck, originCheck } from "../serve/auth.ts";
+import { applyHttpTimeouts } from "../serve/http-timeouts.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits, jsonLimitViolation } from "../serve/json-limits.ts";
 import type { McpTrial } from "./trial.ts";
 
@@ -80,6 +82,14 @@ export async function serveMcpHttp(
   const limits = opts.jsonLimits ?? DEFAULT_JSON_LIMITS;
   const maxBodyBytes = opts.maxBodyBytes ?? 1 << 20;
   const app = new Hono();
+  // a body past the limit is refused while it streams in (chunked bodies declare no length)
+  app.use(
+    "/mcp",
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => jsonError("PAYLOAD_TOO_LARGE", `request body over ${maxBodyBytes} bytes`),
+    }),
+  );
   app.all("/mcp", async (c) => {
     if (!hostAllowed(c.req.header("host")))
       return jsonError("FORBIDDEN_HOST", "Host is not this loopback server");
@@ -111,7 +121,7 @@ export async function serveMcpHttp(
   app.notFound(() => jsonError("NOT_FOUND", "the MCP endpoint is /mcp"));
 
   const http = createServer(getRequestListener(app.fetch));
-  http.headersTimeout = 10_000;
+  applyHttpTimeouts(http);
   const sockets = new Set<Socket>();
   http.on("connection", (s: Socket) => {
     sockets.add(s);

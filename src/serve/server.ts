@@ -8,6 +8,7 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from "./de
 import { CLIENT_VIEW, OPERATOR_VIEW, type Viewer } from "./disclosure.ts";
 import type { EpisodeDefaults } from "./episode.ts";
 import { createHttpApp } from "./http-app.ts";
+import { applyHttpTimeouts } from "./http-timeouts.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import type { ServeRecordOptions } from "./served-run.ts";
 import { type SessionLimits, SessionManager } from "./sessions.ts";
@@ -131,11 +132,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.taskSource ? { taskSource: opts.taskSource } : {}),
   });
   const http: Server = createServer(getRequestListener(app.fetch));
-  // Slow or stalled clients cannot hold a connection forever.
-  http.headersTimeout = 10_000;
-  http.requestTimeout = 30_000;
-  http.keepAliveTimeout = 5_000;
-  http.maxHeadersCount = 100;
+  applyHttpTimeouts(http);
   const sockets = new Set<Socket>();
   http.on("connection", (socket: Socket) => {
     socket.setKeepAlive(true, 30_000);

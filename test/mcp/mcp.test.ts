@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
@@ -198,6 +199,61 @@ describe("MCP server", () => {
       assert.equal(record.steps.length, 1);
       assert.match(record.reason, /closed its session|disconnected|closed/);
       assert.equal((await store.getTrial(record.spec.id))?.outcome, "agent_error");
+    } finally {
+      await http.close();
+      await store.close();
+    }
+  });
+
+  test("proving mcp --http refuses a chunked body past the limit while it streams in, and a request that never ends (issue 27)", async () => {
+    const store = await openStore(":memory:");
+    const trial = startMcpTrial({
+      target: worldTarget(deviceSupport),
+      family: "needs-approval",
+      store,
+      transport: "http",
+    });
+    const http = await serveMcpHttp(trial, { maxBodyBytes: 64 * 1024 });
+    try {
+      const url = new URL(http.url);
+      // a chunked body (no content-length) of 8 MiB: refused once it passes 64 KiB, not buffered whole
+      const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+        let sent = 0;
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          },
+          (res) => {
+            const answeredAt = sent;
+            let body = "";
+            res.on("data", (d) => (body += d));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body, sent: answeredAt }));
+          },
+        );
+        req.on("error", reject);
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (sent < 8 << 20) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once("drain", pump);
+          }
+          req.end();
+        };
+        pump();
+      });
+      assert.equal(answer.status, 413, answer.body.slice(0, 200));
+      assert.match(answer.body, /PAYLOAD_TOO_LARGE/);
+      assert.ok(answer.sent < 8 << 20, `answered after ${answer.sent} bytes, before the body ended`);
+      // a request whose body never ends is cut by the request timeout (set, not left at none)
+      const { createServer } = await import("node:http");
+      const { applyHttpTimeouts } = await import("../../src/serve/http-timeouts.ts");
+      const probe = createServer();
+      applyHttpTimeouts(probe);
+      assert.ok(probe.requestTimeout > 0 && probe.headersTimeout > 0);
     } finally {
       await http.close();
       await store.close();
