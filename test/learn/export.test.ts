@@ -1,7 +1,4 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { test } from "node:test";
 import { Ajv } from "ajv";
 import { policyModel } from "../../src/agents/llm/fake/index.ts";
@@ -18,7 +15,6 @@ import { type RolloutLine, rolloutTrajectory } from "../../src/learn/rollout-for
 import { type SftLine, sftSteps } from "../../src/learn/sft-format.ts";
 import { trajectoryHash } from "../../src/runner/trajectory-hash.ts";
 import { envFor, runWithRecords, specFor, withEnv, withServer, world } from "../agents/llm-support.ts";
-import { runCli } from "../support/cli.ts";
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 const validators = {
@@ -215,52 +211,4 @@ test("infrastructure errors never become training data; heldout only when named;
   assert.equal(byVariant.out.length, 0);
   const baseOnly = await lines(records, { format: "rollouts", filter: { variant: "base" } });
   assert.equal(baseOnly.out.length, records.length);
-});
-
-test("proving export --format sft|rollouts|preference on a store", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-export-"));
-  try {
-    const store = path.join(dir, "p.db");
-    const run = await runCli([
-      "run",
-      "--world",
-      "device-support",
-      "--family",
-      "lost-reply",
-      "--difficulty",
-      "1",
-      "--agent",
-      "cautious",
-      "--agent",
-      "new-key-retry",
-      "--trials",
-      "2",
-      "--store",
-      store,
-      "--no-report",
-      "--no-progress",
-      "--id",
-      "exp-export",
-    ]);
-    assert.equal(run.code, 0, run.stderr);
-    for (const [format, kind, count] of [
-      ["sft", "sft", 2],
-      ["rollouts", "rollouts", 4],
-      ["preference", "preference", 2],
-    ] as const) {
-      const r = await runCli(["export", "exp-export", "--format", format, "--store", store]);
-      assert.equal(r.code, 0, r.stderr);
-      const got = r.stdout
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l));
-      assert.equal(got.length, count, format);
-      for (const line of got) assertValid(kind, line);
-    }
-    const bad = await runCli(["export", "exp-export", "--format", "csv", "--store", store]);
-    assert.notEqual(bad.code, 0);
-    assert.match(bad.stderr, /bad_flag/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 });
