@@ -78,6 +78,10 @@ export function registerTrainTransfer(train: Command, gymSource: GymSource): voi
       "--accepted-variants",
       "train arm (b) on the store's accepted variants of the world instead of rigging",
     )
+    .option(
+      "--pool-variants",
+      "every seed's arm (b) trains on the variants accepted for all seeds' warm learners",
+    )
     .action(async (flags: TransferFlags) => {
       const [{ runTransfer, trainSplit }, { StoreRecorder }, { acceptedVariants, rigLearner }] =
         await Promise.all([
