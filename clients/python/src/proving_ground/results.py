@@ -164,8 +164,9 @@ class GroupResult:
 
 @dataclass(frozen=True)
 class Curriculum:
-    """``GET /curriculum``: the strategy, the snapshot id, and the distribution episodes are drawn from."""
+    """``GET /curriculum``: the run's id, strategy, snapshot id, and the distribution episodes are drawn from."""
 
+    id: str | None
     strategy: str | None
     snapshot_id: str | None
     episodes: int
@@ -177,6 +178,7 @@ class Curriculum:
     def from_wire(cls, reply: dict[str, Any]) -> Curriculum:
         groups = reply.get("groups")
         return cls(
+            id=reply.get("id") if isinstance(reply.get("id"), str) else None,
             strategy=reply.get("strategy") if isinstance(reply.get("strategy"), str) else None,
             snapshot_id=reply.get("snapshot_id") if isinstance(reply.get("snapshot_id"), str) else None,
             episodes=int(reply.get("episodes") or 0),

@@ -76,6 +76,15 @@ class _WsEpisodes:
         self.members.update(r.episode_id for r in results if r.episode_id)
         return results
 
+    def _own(self, episode_id: str | None) -> None:
+        """A WS ``state`` reads the connection's own session only: refuse to answer for another one."""
+        if episode_id is not None and episode_id != self.primary:
+            raise SessionError(
+                "SESSION_ERROR",
+                f"state: {episode_id} is not this connection's own session (its step results carry its state)",
+                status=409,
+            )
+
     @staticmethod
     def _single(entries: list[BatchEntry]) -> StepResult:
         entry = entries[0]
@@ -216,8 +225,9 @@ class WsClient(_WsEpisodes):
         return GroupResult.from_wire(data or {})
 
     def state(self, episode_id: str | None = None) -> dict[str, Any]:
-        chosen = episode_id or self.episode_id
-        _, data = self._send("state", None if chosen in (None, self.primary) else {"episode_id": chosen})
+        """The connection's own session's state (a group member's or fork's is in its step results)."""
+        self._own(episode_id)
+        _, data = self._send("state")
         return dict(data or {})
 
     def close(self) -> None:
@@ -362,8 +372,8 @@ class AsyncWsClient(_WsEpisodes):
         return GroupResult.from_wire(data or {})
 
     async def state(self, episode_id: str | None = None) -> dict[str, Any]:
-        chosen = episode_id or self.episode_id
-        _, data = await self._send("state", None if chosen in (None, self.primary) else {"episode_id": chosen})
+        self._own(episode_id)
+        _, data = await self._send("state")
         return dict(data or {})
 
     async def close(self) -> None:
