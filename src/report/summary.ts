@@ -16,12 +16,12 @@ export interface CellSummary {
   outcomes: Record<Outcome, number>;
 }
 
-/** pass^k at one k: the chance that all k repeats of a task pass (tau-bench), with its 95% interval. */
-export interface PassHatK {
+/**
+ * pass^k at one k: the chance that all k repeats of a task pass (tau-bench), with its 95% interval
+ * (a percentile bootstrap over tasks: a task's repeats resampled together).
+ */
+export interface PassHatK extends Rate {
   k: number;
-  estimate: number;
-  /** Percentile bootstrap over tasks (a task's repeats resampled together). */
-  ci: [number, number];
 }
 
 /**

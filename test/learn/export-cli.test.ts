@@ -4,23 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { Ajv } from "ajv";
-import {
-  PREFERENCE_OPENAI_SCHEMA,
-  PREFERENCE_SCHEMA,
-  ROLLOUT_SCHEMA,
-  SFT_OPENAI_SCHEMA,
-} from "../../src/learn/export-schemas.ts";
 import type { SftLine } from "../../src/learn/sft-format.ts";
 import { runCli } from "../support/cli.ts";
-
-const ajv = new Ajv({ strict: false, allErrors: true });
-const validators = {
-  sft: ajv.compile(SFT_OPENAI_SCHEMA),
-  rollouts: ajv.compile(ROLLOUT_SCHEMA),
-  preference: ajv.compile(PREFERENCE_SCHEMA),
-  "preference-openai": ajv.compile(PREFERENCE_OPENAI_SCHEMA),
-};
+import { assertValid } from "./export-support.ts";
 
 const jsonLines = (stdout: string) =>
   stdout
@@ -71,8 +57,7 @@ test("proving export --format sft|rollouts|preference on a store; --dialect, --a
       assert.equal(r.code, 0, r.stderr);
       const got = jsonLines(r.stdout);
       assert.equal(got.length, count, flags.join(" "));
-      const validate = validators[kind];
-      for (const line of got) assert.ok(validate(line), `${kind}: ${ajv.errorsText(validate.errors)}`);
+      for (const line of got) assertValid(kind, line);
     }
     // object arguments for open-model chat templates, the tools list as one JSON string
     assert.equal(objects.code, 0, objects.stderr);

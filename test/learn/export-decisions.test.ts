@@ -5,43 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Ajv } from "ajv";
 import type { TrialRecord } from "../../src/core/contracts.ts";
 import type { ChatMessage } from "../../src/learn/chat-messages.ts";
-import {
-  PREFERENCE_OPENAI_SCHEMA,
-  PREFERENCE_SCHEMA,
-  ROLLOUT_SCHEMA,
-  SFT_OPENAI_SCHEMA,
-  SFT_TRL_SCHEMA,
-} from "../../src/learn/export-schemas.ts";
-import { type TrainingExportOptions, writeTrainingLines } from "../../src/learn/export-training.ts";
 import type { OpenAiPreferenceLine, PreferenceLine } from "../../src/learn/preference-format.ts";
 import { type RolloutLine, VIOLATION_PENALTY } from "../../src/learn/rollout-format.ts";
 import type { SftLine } from "../../src/learn/sft-format.ts";
 import { runWithRecords } from "../agents/llm-support.ts";
-
-const ajv = new Ajv({ strict: false, allErrors: true });
-const schemas = {
-  "sft-openai": ajv.compile(SFT_OPENAI_SCHEMA),
-  "sft-trl": ajv.compile(SFT_TRL_SCHEMA),
-  "preference-trl": ajv.compile(PREFERENCE_SCHEMA),
-  "preference-openai": ajv.compile(PREFERENCE_OPENAI_SCHEMA),
-  rollouts: ajv.compile(ROLLOUT_SCHEMA),
-};
-
-function assertValid(kind: keyof typeof schemas, line: unknown): void {
-  const validate = schemas[kind];
-  assert.ok(validate(line), `${kind}: ${ajv.errorsText(validate.errors)}`);
-}
-
-async function exported(records: TrialRecord[], options: TrainingExportOptions) {
-  const out: unknown[] = [];
-  const result = await writeTrainingLines(records, options, (l) => {
-    out.push(JSON.parse(l));
-  });
-  return { out, result };
-}
+import { assertValid, exported, validators as schemas } from "./export-support.ts";
 
 /** A Setup layer replays two calls before the agent starts (disclosed to it in the task context). */
 const SETUP_VARIANT = {
@@ -90,9 +60,9 @@ function allMessages(line: unknown): ChatMessage[] {
 }
 
 const CHAT_FORMATS = [
-  { kind: "sft-openai", format: "sft", dialect: "openai" },
-  { kind: "sft-trl", format: "sft", dialect: "trl" },
-  { kind: "preference-trl", format: "preference", dialect: "trl" },
+  { kind: "sft", format: "sft", dialect: "openai" },
+  { kind: "trl", format: "sft", dialect: "trl" },
+  { kind: "preference", format: "preference", dialect: "trl" },
   { kind: "preference-openai", format: "preference", dialect: "openai" },
 ] as const;
 
@@ -156,7 +126,7 @@ test("preference (trl): the shared prefix is the prompt, chosen/rejected are the
   assert.equal(out.length, pairs.length);
   assert.equal(result.pairsWithoutDecision, 0);
   for (const raw of out) {
-    assertValid("preference-trl", raw);
+    assertValid("preference", raw);
     const line = raw as PreferenceLine;
     assert.equal(line.chosen.length, 1);
     assert.equal(line.rejected.length, 1);
@@ -189,7 +159,7 @@ test("preference --dialect openai: OpenAI's DPO line ({input: {messages, tools},
   assert.equal(out.length, trl.length);
   for (const [i, raw] of out.entries()) {
     assertValid("preference-openai", raw);
-    assert.equal(schemas["preference-trl"](raw), false);
+    assert.equal(schemas.preference(raw), false);
     const line = raw as OpenAiPreferenceLine;
     assert.ok(Array.isArray(line.input.tools) && line.input.tools.length > 0);
     const call =
@@ -223,21 +193,17 @@ test("--args-as / --tools-as: arguments and the tools list as JSON text or objec
     await exported(passed, { format: "sft", dialect: "openai", encoding: { args: "object" } })
   ).out[0] as SftLine;
   assert.equal(typeof firstCall(openaiObject), "object");
-  assert.equal(
-    schemas["sft-openai"](openaiObject),
-    false,
-    "OpenAI refuses object arguments: the schema says so",
-  );
+  assert.equal(schemas.sft(openaiObject), false, "OpenAI refuses object arguments: the schema says so");
   const trlString = (
     await exported(passed, { format: "sft", dialect: "trl", encoding: { args: "string", tools: "string" } })
   ).out[0] as SftLine;
-  assertValid("sft-trl", trlString);
+  assertValid("trl", trlString);
   assert.equal(typeof firstCall(trlString), "string");
   assert.equal(typeof trlString.tools, "string");
   assert.ok(Array.isArray(JSON.parse(trlString.tools as string)));
   const pref = (await exported(records, { format: "preference", encoding: { args: "string" } }))
     .out[0] as PreferenceLine;
-  assertValid("preference-trl", pref);
+  assertValid("preference", pref);
   const chosen = pref.chosen[0];
   assert.equal(chosen.role === "assistant" && typeof chosen.tool_calls[0].function.arguments, "string");
 });

@@ -1,44 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Ajv } from "ajv";
 import { policyModel } from "../../src/agents/llm/fake/index.ts";
 import type { TrialRecord } from "../../src/core/contracts.ts";
-import {
-  PREFERENCE_SCHEMA,
-  ROLLOUT_SCHEMA,
-  SFT_OPENAI_SCHEMA,
-  SFT_TRL_SCHEMA,
-} from "../../src/learn/export-schemas.ts";
-import { writeTrainingLines } from "../../src/learn/export-training.ts";
 import type { PreferenceLine } from "../../src/learn/preference-format.ts";
 import { type RolloutLine, rolloutTrajectory } from "../../src/learn/rollout-format.ts";
 import { type SftLine, sftSteps } from "../../src/learn/sft-format.ts";
 import { trajectoryHash } from "../../src/runner/trajectory-hash.ts";
 import { envFor, runWithRecords, specFor, withEnv, withServer, world } from "../agents/llm-support.ts";
-
-const ajv = new Ajv({ strict: false, allErrors: true });
-const validators = {
-  sft: ajv.compile(SFT_OPENAI_SCHEMA),
-  trl: ajv.compile(SFT_TRL_SCHEMA),
-  rollouts: ajv.compile(ROLLOUT_SCHEMA),
-  preference: ajv.compile(PREFERENCE_SCHEMA),
-};
-
-function assertValid(kind: keyof typeof validators, line: unknown): void {
-  const validate = validators[kind];
-  assert.ok(validate(line), `${kind}: ${ajv.errorsText(validate.errors)}`);
-}
-
-async function lines(
-  records: TrialRecord[],
-  options: Parameters<typeof writeTrainingLines>[1],
-): Promise<{ out: unknown[]; result: Awaited<ReturnType<typeof writeTrainingLines>> }> {
-  const out: unknown[] = [];
-  const result = await writeTrainingLines(records, options, (l) => {
-    out.push(JSON.parse(l));
-  });
-  return { out, result };
-}
+import { assertValid, exported as lines, validators } from "./export-support.ts";
 
 /** Scripted policies: cautious passes lost-reply, new-key-retry duplicates the write (same tasks and seeds). */
 const scripted = runWithRecords({
