@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, overload
+from typing import Any
 
 import httpx
 
-from ._wire import BatchStep, batch_body, http_base, reset_body, step_body
+from ._resets import AsyncResets, SyncResets
+from ._wire import BatchStep, batch_body, http_base, step_body
 from .errors import ConnectionFailedError, ProvingServerError, SessionError, error_from_reply
 from .results import (
     BatchEntry,
@@ -74,7 +75,7 @@ class _Episodes:
         self._opened([result], current=True)
         return result
 
-class Client(_Episodes):
+class Client(_Episodes, SyncResets):
     """A synchronous HTTP client: ``with Client("http://127.0.0.1:8000") as env: env.reset(seed=7)``."""
 
     def __init__(
@@ -121,52 +122,7 @@ class Client(_Episodes):
         return Curriculum.from_wire(self._request("GET", "/curriculum"))
 
     # ---- episodes
-    @overload
-    def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult: ...
-    @overload
-    def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> GroupReset: ...
-    def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int | None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult | GroupReset:
-        """Starts an episode (``group=N``: N sessions on the identical task). Unsent keys come from the seed
-        (same request, same episode) or, on a ``--curriculum`` server without a seed, from the curriculum."""
-        body = reset_body(
-            seed=seed,
-            family=family,
-            difficulty=difficulty,
-            admissible=admissible,
-            group=group,
-            split=split,
-            episode_id=episode_id,
-        )
+    def _send_reset(self, body: dict[str, Any]) -> StepResult | GroupReset:
         return self._after_reset(self._request("POST", "/reset", body=body))
 
     def step(
@@ -224,7 +180,7 @@ class Client(_Episodes):
                 pass
         self._http.close()
 
-class AsyncClient(_Episodes):
+class AsyncClient(_Episodes, AsyncResets):
     """The asyncio HTTP client: ``async with AsyncClient(url) as env: await env.reset(seed=7)``."""
 
     def __init__(
@@ -270,50 +226,7 @@ class AsyncClient(_Episodes):
     async def curriculum(self) -> Curriculum:
         return Curriculum.from_wire(await self._request("GET", "/curriculum"))
 
-    @overload
-    async def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult: ...
-    @overload
-    async def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> GroupReset: ...
-    async def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int | None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult | GroupReset:
-        body = reset_body(
-            seed=seed,
-            family=family,
-            difficulty=difficulty,
-            admissible=admissible,
-            group=group,
-            split=split,
-            episode_id=episode_id,
-        )
+    async def _send_reset(self, body: dict[str, Any]) -> StepResult | GroupReset:
         return self._after_reset(await self._request("POST", "/reset", body=body))
 
     async def step(

@@ -12,14 +12,15 @@ import json
 from contextlib import ExitStack
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, overload
+from typing import Any
 
 from websockets.asyncio.client import ClientConnection as AsyncConnection
 from websockets.asyncio.client import connect as async_connect
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
-from ._wire import BatchStep, batch_body, http_base, reset_body, ws_reply, ws_step_data, ws_url
+from ._resets import AsyncResets, SyncResets
+from ._wire import BatchStep, batch_body, http_base, ws_reply, ws_step_data, ws_url
 from .errors import ConnectionFailedError, SessionError
 from .http_client import AsyncClient, Client
 from .results import (
@@ -93,7 +94,7 @@ class _WsEpisodes:
         raise entry.error
 
 
-class WsClient(_WsEpisodes):
+class WsClient(_WsEpisodes, SyncResets):
     """A synchronous WebSocket client (websockets' sync API): ``with WsClient(url) as env: env.reset(seed=7)``."""
 
     def __init__(
@@ -158,50 +159,7 @@ class WsClient(_WsEpisodes):
     def curriculum(self) -> Curriculum:
         return self._rest().curriculum()
 
-    @overload
-    def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult: ...
-    @overload
-    def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> GroupReset: ...
-    def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int | None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult | GroupReset:
-        body = reset_body(
-            seed=seed,
-            family=family,
-            difficulty=difficulty,
-            admissible=admissible,
-            group=group,
-            split=split,
-            episode_id=episode_id,
-        )
+    def _send_reset(self, body: dict[str, Any]) -> StepResult | GroupReset:
         return self._after_reset(*self._send("reset", body))
 
     def step(self, action: Any, *, episode_id: str | None = None, admissible: bool = False) -> StepResult:
@@ -246,7 +204,7 @@ class WsClient(_WsEpisodes):
         self.members.clear()
 
 
-class AsyncWsClient(_WsEpisodes):
+class AsyncWsClient(_WsEpisodes, AsyncResets):
     """The asyncio WebSocket client; concurrent calls on one client are sent one at a time (replies keep order)."""
 
     def __init__(
@@ -306,50 +264,7 @@ class AsyncWsClient(_WsEpisodes):
     async def curriculum(self) -> Curriculum:
         return await self._rest().curriculum()
 
-    @overload
-    async def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult: ...
-    @overload
-    async def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> GroupReset: ...
-    async def reset(
-        self,
-        seed: int | None = None,
-        family: str | None = None,
-        difficulty: int | None = None,
-        *,
-        admissible: bool = False,
-        group: int | None = None,
-        split: str | None = None,
-        episode_id: str | None = None,
-    ) -> StepResult | GroupReset:
-        body = reset_body(
-            seed=seed,
-            family=family,
-            difficulty=difficulty,
-            admissible=admissible,
-            group=group,
-            split=split,
-            episode_id=episode_id,
-        )
+    async def _send_reset(self, body: dict[str, Any]) -> StepResult | GroupReset:
         return self._after_reset(*(await self._send("reset", body)))
 
     async def step(self, action: Any, *, episode_id: str | None = None, admissible: bool = False) -> StepResult:
