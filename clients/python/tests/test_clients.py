@@ -132,3 +132,13 @@ def test_error_codes_mirror_the_server_catalogue() -> None:
         err = error_from_reply({"code": code, "message": "m"})
         assert err.status == status
         assert isinstance(err, CallerError if status < 500 else InfrastructureError), code
+
+
+def test_ws_error_frames_are_coded(server: Server) -> None:
+    from proving_ground import UnknownTypeError
+
+    with WsClient(server.url) as env:
+        with pytest.raises(UnknownTypeError) as err:
+            env._send("no_such_message")
+        assert err.value.code == "UNKNOWN_TYPE" and err.value.status == 400
+        assert env.reset(seed=2).task_id  # the connection goes on
