@@ -10,7 +10,9 @@ It mirrors the surface of OpenEnv's generic client, so code written for one runs
 It talks HTTP (POST /reset, POST /step, GET /state, POST /close) with one `episode_id` per client,
 and OpenEnv's MCP mode: `list_tools()` and `call_tool(name, **arguments)` are the `list_tools` and
 `call_tool` step actions. Errors raise `ServerError` with the server's code, message and `errors` list.
-Python 3.8+, no dependencies.
+Python 3.8+, no dependencies, nothing to install. The `proving-ground` package beside it
+(`pip install ./clients/python`, docs/python.md) supersedes it: async and WebSocket clients, the full
+step result, groups, forks, batched steps, a Gymnasium env and trainer adapters.
 """
 
 import json
