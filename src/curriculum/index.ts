@@ -98,6 +98,7 @@ export {
 export { type RunSpecsOptions, runSpecs } from "./run-specs.ts";
 export { runSplit, type SplitRunResult, splitTasks } from "./run-split.ts";
 export type { EpisodeResult, SampleOptions, Sampler, SamplerSnapshot } from "./sampler.ts";
+export { ServedCurriculum, type ServedCurriculumOptions } from "./serve-task-source.ts";
 export {
   parseSplitFile,
   readSplitFile,

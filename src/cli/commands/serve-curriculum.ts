@@ -7,9 +7,9 @@ import {
   DEFAULT_STRATEGY,
   defaultSplit,
   openCurriculumStore,
+  ServedCurriculum,
   type SplitFile,
 } from "../../curriculum/index.ts";
-import { ServedCurriculum } from "../../curriculum/serve-task-source.ts";
 import type { Gym } from "../../gym/gym.ts";
 import type { ServeTarget } from "../../serve/target.ts";
 import { readSplitFlag } from "./curriculum-actions.ts";
