@@ -2,7 +2,7 @@
  * `proving serve --curriculum --store DB` over real processes: bare resets draw from the curriculum,
  * finished episodes land in the curriculum's history (`proving curriculum show` reads them), and a
  * server started again on the same store continues the run (same snapshot id, the episodes count
- * on). `--curriculum` without `--store` is refused.
+ * on); `proving curriculum report` builds its report. `--curriculum` without `--store` is refused.
  */
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
@@ -105,6 +105,11 @@ test("proving serve --curriculum: episodes in the curriculum's history, continue
     assert.equal(shown.strategy, "uniform");
     assert.equal(shown.episodes.length, 3);
     assert.ok(shown.episodes.every((e) => e.passed));
+    // the report is built on the served experiment, with the curriculum's section
+    const out = path.join(dir, "report.html");
+    const report = await runCli(["curriculum", "report", first.curriculum, "--store", db, "--out", out]);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(fs.readFileSync(out, "utf8"), /serve-device-support@1-uniform/);
 
     const second = await start(db);
     try {

@@ -49,6 +49,7 @@ import type {
   ReviewFlags,
   SplitRunFlags,
 } from "./curriculum-flags.ts";
+import { reportExperimentOf } from "./serve-curriculum.ts";
 import { trialJson } from "./trial-json.ts";
 
 /** The per-trial budget of a curriculum episode and a split run, before `--max-steps` / `--timeout-ms`. */
@@ -243,8 +244,10 @@ export async function curriculumReportCommand(name: string, flags: CurriculumRep
     const opts = flags.window !== undefined ? { window: flags.window } : {};
     // beside a SQLite file; under the working directory for a Postgres store
     const out = flags.out ?? defaultReportPath(file, name);
-    const written = await withStore(file, "read", (store) =>
-      writeHtmlReport(store, name, out, { sections: [curriculumSection(result, opts)] }),
+    const written = await withStore(file, "read", async (store) =>
+      writeHtmlReport(store, await reportExperimentOf(store, result), out, {
+        sections: [curriculumSection(result, opts)],
+      }),
     );
     const health = curriculumHealth(result, opts);
     if (flags.json) printJson({ path: written.path, bytes: written.bytes, health });

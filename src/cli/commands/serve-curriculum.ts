@@ -12,6 +12,7 @@ import {
 } from "../../curriculum/index.ts";
 import type { Gym } from "../../gym/gym.ts";
 import type { ServeTarget } from "../../serve/target.ts";
+import type { Store } from "../../store/store.ts";
 import { readSplitFlag } from "./curriculum-actions.ts";
 
 export interface ServeCurriculumFlags {
@@ -69,4 +70,19 @@ export async function withServedCurriculum(
   } finally {
     await history.close();
   }
+}
+
+/**
+ * The experiment a curriculum's HTML report is built on: the run's own (`curriculum run` records its
+ * episodes as experiment `ID`), or, for a served run (its episodes are trials of the servers'
+ * `serve-<stamp>` experiments), the experiment of its latest episode.
+ */
+export async function reportExperimentOf(
+  store: Store,
+  run: { id: string; episodes: readonly { trial: string }[] },
+): Promise<string> {
+  if (await store.getExperiment(run.id)) return run.id;
+  const last = run.episodes[run.episodes.length - 1];
+  const trial = last ? await store.getTrial(last.trial) : undefined;
+  return trial?.spec.experimentId ?? run.id;
 }
