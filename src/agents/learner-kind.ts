@@ -1,9 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { configError, errorMessage } from "../core/errors.ts";
+import { configError } from "../core/errors.ts";
 import { Rng } from "../core/rng.ts";
 import type { Learner } from "../learners/learner.ts";
-import type { LearnerPolicy } from "../learners/policy.ts";
 import type { AgentKind, ResolvedAgent } from "./resolve.ts";
 
 const NUMERIC: Record<string, readonly string[]> = {
@@ -16,13 +15,15 @@ const NUMERIC: Record<string, readonly string[]> = {
  * a linear softmax policy trained by REINFORCE): one policy shared by every trial of a run, which
  * therefore runs its trials one at a time in manifest order (deterministic updates), learning from
  * each verdict in the session's end hook. Options as a query: `learner:q?seed=3&alpha=0.3&eps=0.1`;
- * `policy=FILE` starts from a saved policy and plays it frozen (greedy, no updates) unless
- * `train=1`; `save=FILE` writes the policy (plain JSON, content-hashed, with its training history)
- * when the run ends. The learners choose among admissible actions: the world must declare them.
+ * `policy=FILE|ID` starts from a saved policy (a file, or the run's store by content hash or a unique
+ * prefix of it) and plays it frozen (greedy, no updates) unless `train=1`; when the run ends, a
+ * learner that trained saves its policy (plain JSON, content-hashed, with its training history) to
+ * the run's store, and to `save=FILE` if given. The learners choose among admissible actions: the
+ * world must declare them.
  */
 export const LEARNER_AGENT_KIND: AgentKind = {
   prefix: "learner",
-  description: "a reference learner (q: tabular Q-learning, pg: REINFORCE); ?seed=&policy=FILE&save=FILE",
+  description: "a reference learner (q: tabular Q-learning, pg: REINFORCE); ?seed=&policy=FILE|ID&save=FILE",
   async resolve(rest, spec, ctx): Promise<ResolvedAgent> {
     const [name = "", query = ""] = rest.split("?", 2);
     if (name !== "q" && name !== "pg")
@@ -47,19 +48,15 @@ export const LEARNER_AGENT_KIND: AgentKind = {
     const seed = Number(params.get("seed") ?? "0");
     if (!Number.isInteger(seed)) throw configError("bad_agent_spec", `${spec}: seed must be an integer`);
     const { Learner: Learners } = await import("../learners/learner.ts");
-    const policyFile = params.get("policy");
+    const { loadPolicy, requireLearner, storedPolicy } = await import("./learner-policies.ts");
+    const learnerId = name === "q" ? "learner.q@1" : "learner.pg@1";
+    const policyRef = params.get("policy");
     let learner: Learner;
-    if (policyFile) {
-      const file = path.resolve(ctx.cwd, policyFile);
-      let saved: unknown;
-      try {
-        saved = JSON.parse(await readFile(file, "utf8"));
-      } catch (err) {
-        throw configError("bad_agent_spec", `${spec}: cannot read the policy ${file}: ${errorMessage(err)}`);
-      }
-      learner = Learners.restore(saved as LearnerPolicy, {
-        frozen: params.get("train") !== "1",
-      });
+    if (policyRef) {
+      // a file, or a stored policy by hash or unique prefix (the run's store)
+      const { policy } = await loadPolicy(policyRef, ctx);
+      requireLearner(policy, learnerId, spec);
+      learner = Learners.restore(policy, { frozen: params.get("train") !== "1" });
     } else {
       const rng = Rng.seeded(seed, "learner");
       learner = name === "q" ? Learners.q({ rng, config }) : Learners.pg({ rng, config });
@@ -67,6 +64,7 @@ export const LEARNER_AGENT_KIND: AgentKind = {
     }
     const saveTo = params.get("save");
     const ref = { id: spec, kind: "learner", spec };
+    const now = ctx.now ?? (() => new Date());
     return {
       ref,
       forWorld: () => learner,
@@ -75,16 +73,26 @@ export const LEARNER_AGENT_KIND: AgentKind = {
         const snapshot = Learners.restore(learner.policy(), { frozen: true });
         return { ref, forWorld: () => snapshot };
       },
-      ...(saveTo
-        ? {
-            async finish() {
-              await writeFile(
-                path.resolve(ctx.cwd, saveTo),
-                `${JSON.stringify(learner.policy(), null, 2)}\n`,
-              );
-            },
-          }
-        : {}),
+      checkpoint: () => learner.policy(),
+      restoreCheckpoint: (policy) => {
+        requireLearner(policy, learnerId, spec);
+        learner = Learners.restore(policy, { frozen: learner.frozen });
+      },
+      // the run has ended: a learner that trained saves its policy to the run's store (and to save=FILE)
+      async finish(end) {
+        const policy = learner.policy();
+        if (saveTo) await writeFile(path.resolve(ctx.cwd, saveTo), `${JSON.stringify(policy, null, 2)}\n`);
+        const store = ctx.policies;
+        if (learner.frozen || !store) return { policy: policy.hash, saved: false };
+        await store.savePolicy(
+          storedPolicy(policy, {
+            source: "run",
+            createdAt: now().toISOString(),
+            ...(end ? { experimentId: end.experimentId } : {}),
+          }),
+        );
+        return { policy: policy.hash, saved: true };
+      },
     };
   },
 };

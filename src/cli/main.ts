@@ -7,6 +7,7 @@ import { registerExport } from "./commands/export.ts";
 import { registerFakeLlm } from "./commands/fake-llm.ts";
 import { registerLearn } from "./commands/learn.ts";
 import { registerMcp } from "./commands/mcp.ts";
+import { registerPolicies } from "./commands/policies.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerReport } from "./commands/report.ts";
 import { registerResume } from "./commands/resume.ts";
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerFakeLlm(program, gym);
   registerTasks(program, gym);
   registerShow(program);
+  registerPolicies(program);
   registerExport(program);
   registerLearn(program, gym);
   registerReport(program);

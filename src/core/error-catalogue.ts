@@ -183,6 +183,19 @@ export const ERROR_CATALOGUE = {
   unknown_script: { fault: "config", meaning: "a fake-LLM `policy:NAME` script names no scripted policy" },
   unknown_state_type: { fault: "config", meaning: "a saved state whose type has no registered factory" },
   unknown_trial: { fault: "config", meaning: "no trial with this id in the store" },
+  unknown_policy: {
+    fault: "config",
+    meaning: "no learner policy with this hash (or hash prefix) in the store, and no such file",
+  },
+  ambiguous_policy: {
+    fault: "config",
+    meaning: "a policy id (a hash prefix) that names several stored policies",
+  },
+  policy_mismatch: {
+    fault: "config",
+    meaning: "a saved policy of another learner than the one named (a learner.pg@1 policy for learner:q)",
+  },
+  bad_policy: { fault: "config", meaning: "a learner policy that is not one (its hash, learner or format)" },
   unknown_world: { fault: "config", meaning: "a world id that is not registered" },
   unreadable_file: { fault: "config", meaning: "a file named on the command line cannot be read" },
   variant_mismatch: {

@@ -1,4 +1,4 @@
-import type { ResolveAgent, ResolvedAgent } from "../agents/resolve.ts";
+import type { ResolveAgent, ResolvedAgent, RunResources } from "../agents/resolve.ts";
 import type { AgentRef } from "../core/contracts.ts";
 import { configError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -12,16 +12,20 @@ export function newExperimentId(now: Date): string {
   return `exp-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Resolves an experiment's `agents` for its worlds; two agents may not share an id. */
+/**
+ * Resolves an experiment's `agents` for its worlds (lending them the run's `resources`: its store's
+ * policies, its clock); two agents may not share an id.
+ */
 export async function resolveAgents(
   config: ExperimentConfig,
   registry: Registry,
   resolveAgent: ResolveAgent,
   cwd: string,
+  resources: RunResources = {},
 ): Promise<ResolvedAgent[]> {
   const worlds = config.worlds.map((w) => registry.world(w));
   const agents: ResolvedAgent[] = [];
-  for (const spec of config.agents) agents.push(await resolveAgent(spec, { cwd, worlds }));
+  for (const spec of config.agents) agents.push(await resolveAgent(spec, { cwd, worlds, ...resources }));
   const seen = new Set<string>();
   for (const a of agents) {
     if (seen.has(a.ref.id)) throw configError("duplicate_agent", `two agents have the id "${a.ref.id}"`);

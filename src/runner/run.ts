@@ -66,6 +66,15 @@ export interface ExperimentResult {
   /** Trials run by this call (a resume runs only what was missing). */
   ranNow: number;
   interrupted: boolean;
+  /** The policies the run's learners end with (`saved`: written to the store), when any agent learns. */
+  policies?: AgentPolicy[];
+}
+
+/** The policy an agent ends a run with (a learner's content hash). */
+export interface AgentPolicy {
+  agent: string;
+  policy: string;
+  saved: boolean;
 }
 
 /**
@@ -78,7 +87,10 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
   const cwd = opts.cwd ?? process.cwd();
   const agents =
     opts.agents ??
-    (await resolveAgents(config, opts.registry, opts.resolveAgent ?? resolveScriptedOrModule, cwd));
+    (await resolveAgents(config, opts.registry, opts.resolveAgent ?? resolveScriptedOrModule, cwd, {
+      ...(opts.store ? { policies: opts.store } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+    }));
   const plan = planExperiment(
     config,
     agents.map((a) => a.ref),
@@ -109,7 +121,12 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(onTrial ? { onTrial: (record: TrialRecord, progress: Progress) => onTrial(record, progress) } : {}),
   });
-  for (const a of agents) await a.finish?.();
+  // the run has ended for its agents: a learner saves its policy (to the store) and names it
+  const policies: AgentPolicy[] = [];
+  for (const a of agents) {
+    const done = await a.finish?.({ experimentId: plan.experiment.id });
+    if (done?.policy) policies.push({ agent: a.ref.id, policy: done.policy, saved: done.saved === true });
+  }
   return {
     experimentId: plan.experiment.id,
     config: plan.config,
@@ -117,5 +134,6 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     trials: await result.rows(),
     ranNow: result.ranNow,
     interrupted: result.interrupted,
+    ...(policies.length ? { policies } : {}),
   };
 }

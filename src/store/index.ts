@@ -18,6 +18,12 @@ export type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
 export { MIGRATIONS, migrate, STORE_SCHEMA_VERSION, type StoreMigration } from "./migrations.ts";
 export { connectPostgres, openPostgresStore, type PostgresStoreOptions } from "./open-postgres.ts";
 export { DEFAULT_STORE_PATH, type OpenStoreOptions, openStore } from "./open-store.ts";
+export {
+  MIN_POLICY_PREFIX,
+  type PolicyStore,
+  type PolicySummary,
+  type StoredPolicy,
+} from "./policies.ts";
 export type { StoreDatabase } from "./schema.ts";
 export {
   type CreateExperimentOptions,

@@ -22,6 +22,13 @@ import {
   renewLease,
   takeLease,
 } from "./leases.ts";
+import {
+  findPolicy,
+  insertPolicy,
+  listPolicyRows,
+  type PolicySummary,
+  type StoredPolicy,
+} from "./policies.ts";
 import type { ExperimentsTable, StoreDatabase } from "./schema.ts";
 import type {
   CreateExperimentOptions,
@@ -520,6 +527,20 @@ export class KyselyStore implements Store {
       const last = page[page.length - 1]!.spec;
       after = { idx: last.index, trialId: last.id };
     }
+  }
+
+  // ------------------------------------------------------------ learners' policies
+
+  savePolicy(policy: StoredPolicy): Promise<boolean> {
+    return this.#run("savePolicy", () => this.#write((trx) => insertPolicy(trx, policy)));
+  }
+
+  getPolicy(id: string): Promise<StoredPolicy> {
+    return this.#run("getPolicy", () => findPolicy(this.#db, id));
+  }
+
+  listPolicies(): Promise<PolicySummary[]> {
+    return this.#run("listPolicies", () => listPolicyRows(this.#db));
   }
 
   async close(): Promise<void> {

@@ -266,6 +266,26 @@ const experimentLeases: StoreMigration = {
   },
 };
 
+/** Learners' policies, keyed by content hash, with their training history and provenance (issue 25). */
+const policies: StoreMigration = {
+  version: 7,
+  name: "policies",
+  async up(db) {
+    await db.schema
+      .createTable("policies")
+      .ifNotExists()
+      .addColumn("hash", "text", (c) => c.primaryKey())
+      .addColumn("learner", "text", (c) => c.notNull())
+      .addColumn("version", "integer", (c) => c.notNull())
+      .addColumn("history", "text", (c) => c.notNull())
+      .addColumn("experiment_id", "text")
+      .addColumn("source", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("policy", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, in order. Append only: add a new one at the end with the next version. */
 export const MIGRATIONS: readonly StoreMigration[] = [
   initial,
@@ -274,6 +294,7 @@ export const MIGRATIONS: readonly StoreMigration[] = [
   experimentGyms,
   curriculumVariants,
   experimentLeases,
+  policies,
 ];
 
 /** Postgres advisory lock key held while migrating (any fixed bigint; "prov" in ASCII). */

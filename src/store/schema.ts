@@ -110,6 +110,22 @@ export interface ExperimentLeasesTable {
   expires_at: number | string;
 }
 
+/** A learner's policy, keyed by its content hash (see `StoredPolicy` in policies.ts). */
+export interface PoliciesTable {
+  hash: string;
+  /** `learner.q@1`, `learner.pg@1`. */
+  learner: string;
+  version: number;
+  /** JSON TrainingHistory. */
+  history: string;
+  experiment_id: string | null;
+  /** run | checkpoint@N | import */
+  source: string;
+  created_at: string;
+  /** JSON: the whole policy. */
+  policy: string;
+}
+
 export interface StoreDatabase {
   store_migrations: StoreMigrationsTable;
   experiments: ExperimentsTable;
@@ -120,4 +136,5 @@ export interface StoreDatabase {
   attempts: AttemptsTable;
   experiment_gyms: ExperimentGymsTable;
   experiment_leases: ExperimentLeasesTable;
+  policies: PoliciesTable;
 }

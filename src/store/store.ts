@@ -3,6 +3,7 @@ import type { JsonObject } from "../core/json.ts";
 import type { TrialSummary } from "../core/trial-summary.ts";
 import type { Attempt, AttemptEnd, NewAttempt } from "./attempts.ts";
 import type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
+import type { PolicyStore } from "./policies.ts";
 
 /** A trial's summary row (defined with the other trial types in core: the runner and reports build them too). */
 export type { TrialSummary } from "../core/trial-summary.ts";
@@ -51,9 +52,10 @@ export type LineWriter = (line: string) => void | Promise<void>;
 /**
  * Where experiments, their manifests and trial records live. Every method is async and throws
  * ProvingError: `unknown_experiment` (config) for an experiment id the store does not hold,
- * `store_failed` / `store_busy` (infrastructure) when the database fails.
+ * `store_failed` / `store_busy` (infrastructure) when the database fails. It keeps learners' policies
+ * too (`PolicyStore`: `savePolicy`, `getPolicy`, `listPolicies`).
  */
-export interface Store {
+export interface Store extends PolicyStore {
   /** Schema version of the open database. */
   readonly schemaVersion: number;
   createExperiment(experiment: NewExperiment, opts?: CreateExperimentOptions): Promise<Experiment>;

@@ -1,6 +1,7 @@
 import { after, before } from "node:test";
 import { type PostgresServer, postgresSkip, startPostgres } from "../support/services.ts";
 import { storeContract } from "./contract.ts";
+import { policyContract } from "./policy-contract.ts";
 
 const skip = postgresSkip();
 let server: PostgresServer | undefined;
@@ -11,13 +12,11 @@ after(async () => {
   await server?.destroy();
 });
 
-storeContract(
-  "postgres",
-  {
-    fresh: () => {
-      if (!server) throw new Error("postgres did not start");
-      return server.createDatabase();
-    },
+const postgres = {
+  fresh: () => {
+    if (!server) throw new Error("postgres did not start");
+    return server.createDatabase();
   },
-  skip,
-);
+};
+storeContract("postgres", postgres, skip);
+policyContract("postgres", postgres, skip);

@@ -3,9 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { after } from "node:test";
 import { storeContract } from "./contract.ts";
+import { policyContract } from "./policy-contract.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-contract-sqlite-"));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-storeContract("sqlite", { fresh: async () => path.join(dir, `case-${++n}`, "proving.db") });
+const sqlite = { fresh: async () => path.join(dir, `case-${++n}`, "proving.db") };
+storeContract("sqlite", sqlite);
+policyContract("sqlite", sqlite);

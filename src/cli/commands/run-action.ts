@@ -103,6 +103,8 @@ export function runJson(result: ExperimentResult) {
       violations: t.violations,
       steps: t.steps,
     })),
+    // the policies the run's learners ended with (saved: written to the store)
+    ...(result.policies ? { policies: result.policies } : {}),
   };
 }
 
@@ -125,9 +127,13 @@ async function connectRemoteWorld(url: string, token: string | undefined): Promi
 /** `proving run [FILE]`: the action behind the flags `registerRun` declares. */
 export async function runCommand(
   file: string | undefined,
-  flags: RunFlags & { agentEnv?: string[] },
+  given: RunFlags & { agentEnv?: string[] },
   gymSource: GymSource,
 ): Promise<void> {
+  // --policy FILE|ID: the agent is that saved learner policy, played frozen
+  const flags = given.policy
+    ? { ...given, agent: [await (await import("./policy-flag.ts")).policyAgentSpec(given.policy, given)] }
+    : given;
   // the gym reads the process environment once, on first use: the names join $PROVING_AGENT_ENV first
   if (flags.agentEnv?.length)
     process.env.PROVING_AGENT_ENV = [process.env.PROVING_AGENT_ENV, ...flags.agentEnv]
@@ -185,6 +191,10 @@ export async function runCommand(
   const separation = harnessed ? variantReport(gym, result) : undefined;
   if (flags.json) printJson({ ...runJson(result), ...(separation ? { variants: separation.rows } : {}) });
   else {
+    for (const p of result.policies ?? [])
+      process.stderr.write(
+        `proving: ${p.agent}: ${p.saved ? "trained the policy" : "played the policy"} ${p.policy}${p.saved ? ", saved to the store" : ""} (\`proving policies ${p.policy}\`)\n`,
+      );
     process.stdout.write(
       `${renderTerminalReport(result.experimentId, summarizeExperiment(result.trials), { trials: result.trials })}\n`,
     );

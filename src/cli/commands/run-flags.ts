@@ -34,4 +34,6 @@ export interface RunFlags extends BudgetFlags {
   attempts?: number;
   /** Take over the experiment's lease from a process that died. */
   force?: boolean;
+  /** A saved learner policy (file, or stored hash / prefix) to play frozen: the run's agent. */
+  policy?: string;
 }

@@ -57,6 +57,10 @@ export function registerRun(program: Command, gymSource: GymSource): void {
       "--remote <url>",
       "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
     )
+    .option(
+      "--policy <file-or-id>",
+      "play a saved learner policy frozen (a JSON file, or a stored policy's hash or unique prefix; see `proving policies`)",
+    )
     .option("--split <name>", "run one split (regression, dynamic, heldout) of the split file for one agent")
     .option("--splits <file>", "split file (YAML) for --split (default: the default split of --world)")
     .option(
