@@ -128,6 +128,10 @@ test("proving serve --curriculum: episodes in the curriculum's history, continue
       again.episodes.map((e) => e.index),
       [1, 2, 3, 4],
     );
+    // a served run is continued by a server, not by `curriculum run`
+    const run = await runCli(["curriculum", "run", "--id", first.curriculum, "--store", db]);
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, /is served .*proving serve --curriculum/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

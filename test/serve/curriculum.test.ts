@@ -61,7 +61,12 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serve(db: string, strategy: string, id = `cur-${strategy}`): Promise<Served> {
+async function serve(
+  db: string,
+  strategy: string,
+  id = `cur-${strategy}`,
+  limits: { idleTimeoutMs?: number; reapIntervalMs?: number } = {},
+): Promise<Served> {
   const store = await openStore(db);
   const history = await openCurriculumStore(db);
   const source = await ServedCurriculum.open({
@@ -80,6 +85,7 @@ async function serve(db: string, strategy: string, id = `cur-${strategy}`): Prom
     families: source.dynamicFamilies,
     record: { store },
     taskSource: source,
+    ...limits,
   });
   return {
     server,
@@ -151,13 +157,14 @@ async function train(s: Served, n: number, profile: Profile): Promise<string[]> 
     const nth = seen.get(family) ?? 0;
     seen.set(family, nth + 1);
     await play(s.client, first, profile(family, nth));
+    // the episode has fed the curriculum (its record settles after the reply) before the next draw:
+    // the draws are then a function of the seed and the results alone
+    await eventually(
+      () => s.source.describe().episodes === start + i + 1,
+      20_000,
+      "the episode fed to the curriculum",
+    );
   }
-  // every ended episode has reached the curriculum (records settle after the reply)
-  await eventually(
-    () => (s.source.describe().episodes as number) >= start + n,
-    20_000,
-    "episodes fed to the curriculum",
-  );
   return drawn;
 }
 
@@ -276,6 +283,25 @@ describe("proving serve with a curriculum (issue 26)", () => {
       assert.deepEqual(after.distribution, before.distribution);
       assert.equal(after.abandoned, 4);
       assert.equal((await readCurriculum(s.history, "cur-learnability")).episodes.length, 4);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("a session reclaimed when idle is abandoned: the distribution stays", async () => {
+    const s = await serve(path.join(dir, "idle.db"), "learnability", "idle", {
+      idleTimeoutMs: 300,
+      reapIntervalMs: 20,
+    });
+    try {
+      const before = await curriculumDoc(s.server.url);
+      const first = await s.client.reset();
+      assert.ok(first.metadata.curriculum);
+      await eventually(() => s.source.describe().abandoned === 1, 10_000, "the idle session reclaimed");
+      const after = await curriculumDoc(s.server.url);
+      assert.equal(after.snapshot_id, before.snapshot_id);
+      assert.equal(after.episodes, 0);
+      assert.deepEqual(after.distribution, before.distribution);
     } finally {
       await s.close();
     }

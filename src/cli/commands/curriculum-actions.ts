@@ -162,6 +162,12 @@ export async function curriculumRunCommand(flags: CurriculumFlags, gym: Gym): Pr
     const stored = flags.id ? await history.getRun(flags.id) : undefined;
     const base = stored?.config as Record<string, unknown> | undefined;
     if (!base && !flags.agent) throw configError("bad_flag", "curriculum run needs --agent");
+    if (base?.served !== undefined) {
+      throw configError(
+        "curriculum_conflict",
+        `curriculum run ${flags.id} is served (its episodes are played by proving serve's clients): continue it with \`proving serve --curriculum --curriculum-id ${flags.id}\``,
+      );
+    }
     const declared = flags.splits
       ? readSplitFlag(flags.splits)
       : ((base?.split as SplitFile | undefined) ??
