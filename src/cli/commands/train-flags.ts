@@ -1,9 +1,14 @@
 /** Flags and helpers `proving train transfer` and `proving train rig` share. */
+import fs from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { WorldDefinition } from "../../core/registry.ts";
 import type { Gym } from "../../gym/gym.ts";
-import { collect, intOption } from "../context.ts";
+import type { Store } from "../../store/store.ts";
+import { collect, intOption, printJson, storePath } from "../context.ts";
+import type { GymSource } from "../gym-source.ts";
+import type { LearnerRigOptions } from "./train-rigger.ts";
 
 export interface SharedTrainFlags {
   world: string;
@@ -91,4 +96,87 @@ export function experimentPrefix(flag: string | undefined, prefix: string): stri
       .replace(/[-:.TZ]/g, "")
       .slice(0, 14)}`
   );
+}
+
+/** What both experiments' actions start from. */
+export interface TrainContext {
+  gym: Gym;
+  world: WorldDefinition;
+  learner: "q" | "pg";
+  seeds: number[];
+  evalSeeds: number[];
+  id: string;
+  file: string;
+}
+
+export async function trainContext(
+  flags: SharedTrainFlags,
+  gymSource: GymSource,
+  prefix: string,
+): Promise<TrainContext> {
+  const gym = await gymSource();
+  return {
+    gym,
+    world: learnerWorld(gym, flags.world),
+    learner: learnerKind(flags.learner),
+    seeds: intList("--seeds", flags.seeds),
+    evalSeeds: intList("--eval-seeds", flags.evalSeeds ?? "9001,9002"),
+    id: experimentPrefix(flags.id, prefix),
+    file: storePath(flags.store),
+  };
+}
+
+/** The rigger's settings from the flags (its baseline over `families`). */
+export function rigSettings(
+  flags: SharedTrainFlags,
+  c: TrainContext,
+  store: Store,
+  families: string[],
+): LearnerRigOptions {
+  return {
+    gym: c.gym,
+    world: c.world.id,
+    store,
+    families,
+    ...(flags.rigRollouts !== undefined ? { budgetPerWeakness: flags.rigRollouts } : {}),
+    ...(flags.baselineTrials !== undefined ? { baselineTrials: flags.baselineTrials } : {}),
+    ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
+  };
+}
+
+/**
+ * Keeps a result: `train/<id>.json` beside the store, and (unless `--no-report`) the HTML report of
+ * `experiment` with `section`; prints `--json` (the result with its files) or `text`.
+ */
+export async function keepTrainResult(
+  flags: SharedTrainFlags,
+  c: TrainContext,
+  store: Store,
+  result: { schemaVersion: 1 },
+  report: { experiment: string; section: string },
+): Promise<{ out: string; report?: string }> {
+  let written: string | undefined;
+  if (flags.report !== false) {
+    const { defaultReportPath, writeHtmlReport } = await import("../../report/html/index.ts");
+    const target = typeof flags.report === "string" ? flags.report : defaultReportPath(c.file, c.id);
+    written = (await writeHtmlReport(store, report.experiment, target, { sections: [report.section] })).path;
+  }
+  const out = path.join(path.dirname(path.resolve(c.file)), "train", `${c.id}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  return { out, ...(written ? { report: written } : {}) };
+}
+
+/** Prints a kept result: `--json` (with its files) or the text and where the files are. */
+export function printTrainResult(
+  flags: SharedTrainFlags,
+  result: object,
+  files: { out: string; report?: string },
+  text: () => string,
+): void {
+  if (flags.json) printJson({ ...result, files: { result: files.out, report: files.report ?? null } });
+  else {
+    process.stdout.write(`${text()}\nresult: ${files.out}\n`);
+    if (files.report) process.stdout.write(`report: ${files.report}\n`);
+  }
 }

@@ -1,17 +1,16 @@
-import fs from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { RigCheckpointResult } from "../../train/index.ts";
-import { printJson, storePath, withStore } from "../context.ts";
+import { withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import {
-  experimentPrefix,
   intList,
-  learnerKind,
-  learnerWorld,
+  keepTrainResult,
+  printTrainResult,
+  rigSettings,
   type SharedTrainFlags,
   sharedTrainOptions,
+  trainContext,
 } from "./train-flags.ts";
 
 interface TrainRigFlags extends SharedTrainFlags {
@@ -68,81 +67,51 @@ export function registerTrainRig(train: Command, gymSource: GymSource): void {
   )
     .option("--checkpoints <list>", "training episodes at which the learner is rigged", "0,500,1000,2000")
     .action(async (flags: TrainRigFlags) => {
-      const [{ runRigCheckpoints, trainSplit }, { StoreRecorder }, { rigFinding, rigLearner }] =
-        await Promise.all([
-          import("../../train/index.ts"),
-          import("../../runner/store-recorder.ts"),
-          import("./train-rigger.ts"),
-        ]);
-      const gym = await gymSource();
-      const world = learnerWorld(gym, flags.world);
-      const learner = learnerKind(flags.learner);
+      const [
+        { runRigCheckpoints, trainSplit },
+        { StoreRecorder },
+        { rigFinding, rigLearner },
+        { rigLearnerSection },
+      ] = await Promise.all([
+        import("../../train/index.ts"),
+        import("../../runner/store-recorder.ts"),
+        import("./train-rigger.ts"),
+        import("../../report/html/transfer-section.ts"),
+      ]);
+      const c = await trainContext(flags, gymSource, "train-rig");
       const checkpoints = intList("--checkpoints", flags.checkpoints);
-      if (checkpoints.some((c) => c < 0))
+      if (checkpoints.some((n) => n < 0))
         throw configError("bad_flag", `--checkpoints: episode counts are >= 0, got "${flags.checkpoints}"`);
       // nothing is held out unless asked: the rigger's baseline covers every family
-      const split = trainSplit(world, {
-        heldout: flags.heldout ?? [],
-        seeds: intList("--eval-seeds", flags.evalSeeds ?? "9001,9002"),
-      });
-      const seeds = intList("--seeds", flags.seeds);
-      const id = experimentPrefix(flags.id, "train-rig");
-      const file = storePath(flags.store);
-      const result = await withStore(file, "write", async (store) => {
-        const first = `${id}-s${seeds[0]}-c${Math.min(...checkpoints)}-eval`;
+      const split = trainSplit(c.world, { heldout: flags.heldout ?? [], seeds: c.evalSeeds });
+      const { r, files } = await withStore(c.file, "write", async (store) => {
+        const first = `${c.id}-s${c.seeds[0]}-c${Math.min(...checkpoints)}-eval`;
         if (await store.getExperiment(first))
-          throw configError("experiment_exists", `train rig ${id} is stored already: choose another --id`);
+          throw configError("experiment_exists", `train rig ${c.id} is stored already: choose another --id`);
         const r = await runRigCheckpoints(
           {
-            id,
-            world,
-            learner,
+            id: c.id,
+            world: c.world,
+            learner: c.learner,
             checkpoints,
-            seeds,
+            seeds: c.seeds,
             split,
             ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
           },
           {
-            parts: { registry: gym.registry, environment: gym.harness.environment },
+            parts: { registry: c.gym.registry, environment: c.gym.harness.environment },
             recorder: () => new StoreRecorder(store),
             rig: async (frozen, _policy, rigId) =>
-              rigFinding(
-                await rigLearner(
-                  {
-                    gym,
-                    world: world.id,
-                    store,
-                    families: split.trainFamilies,
-                    ...(flags.rigRollouts !== undefined ? { budgetPerWeakness: flags.rigRollouts } : {}),
-                    ...(flags.baselineTrials !== undefined ? { baselineTrials: flags.baselineTrials } : {}),
-                    ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
-                  },
-                  frozen,
-                  rigId,
-                ),
-              ),
+              rigFinding(await rigLearner(rigSettings(flags, c, store, split.trainFamilies), frozen, rigId)),
             ...(flags.json ? {} : { onEvent: (m: string) => process.stderr.write(`${m}\n`) }),
           },
         );
-        let report: string | undefined;
-        if (flags.report !== false) {
-          const [{ defaultReportPath, writeHtmlReport }, { rigLearnerSection }] = await Promise.all([
-            import("../../report/html/index.ts"),
-            import("../../report/html/transfer-section.ts"),
-          ]);
-          const target = typeof flags.report === "string" ? flags.report : defaultReportPath(file, id);
-          report = (await writeHtmlReport(store, first, target, { sections: [rigLearnerSection(r)] })).path;
-        }
-        const out = path.join(path.dirname(path.resolve(file)), "train", `${id}.json`);
-        fs.mkdirSync(path.dirname(out), { recursive: true });
-        fs.writeFileSync(out, `${JSON.stringify(r, null, 2)}\n`);
-        return { r, report, out };
+        const files = await keepTrainResult(flags, c, store, r, {
+          experiment: first,
+          section: rigLearnerSection(r),
+        });
+        return { r, files };
       });
-      if (flags.json)
-        printJson({ ...result.r, files: { result: result.out, report: result.report ?? null } });
-      else {
-        process.stdout.write(`${renderTrainRig(result.r)}\nresult: ${result.out}\n`);
-        if (result.report) process.stdout.write(`report: ${result.report}\n`);
-      }
+      printTrainResult(flags, r, files, () => renderTrainRig(r));
     });
 }

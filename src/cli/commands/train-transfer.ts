@@ -1,18 +1,18 @@
-import fs from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
+import type { RigResult } from "../../rigger/rig.ts";
 import type { TransferResult, VariantSource } from "../../train/index.ts";
-import { collect, intOption, numberOption, printJson, storePath, withStore } from "../context.ts";
+import { collect, intOption, numberOption, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import {
-  experimentPrefix,
-  intList,
-  learnerKind,
-  learnerWorld,
+  keepTrainResult,
+  printTrainResult,
+  rigSettings,
   type SharedTrainFlags,
   sharedTrainOptions,
+  type TrainContext,
+  trainContext,
 } from "./train-flags.ts";
 
 interface TransferFlags extends SharedTrainFlags {
@@ -83,132 +83,112 @@ export function registerTrainTransfer(train: Command, gymSource: GymSource): voi
       "every seed's arm (b) trains on the variants accepted for all seeds' warm learners",
     )
     .action(async (flags: TransferFlags) => {
-      const [{ runTransfer, trainSplit }, { StoreRecorder }, { acceptedVariants, rigLearner }] =
-        await Promise.all([
-          import("../../train/index.ts"),
-          import("../../runner/store-recorder.ts"),
-          import("./train-rigger.ts"),
-        ]);
-      const gym = await gymSource();
-      const world = learnerWorld(gym, flags.world);
-      const learner = learnerKind(flags.learner);
+      const [
+        { runTransfer, trainSplit },
+        { StoreRecorder },
+        { acceptedVariants, rigLearner },
+        { transferSection },
+      ] = await Promise.all([
+        import("../../train/index.ts"),
+        import("../../runner/store-recorder.ts"),
+        import("./train-rigger.ts"),
+        import("../../report/html/transfer-section.ts"),
+      ]);
+      const c = await trainContext(flags, gymSource, "transfer");
       if (flags.warmup > flags.episodes)
         throw configError("bad_flag", `--warmup ${flags.warmup} is more than --episodes ${flags.episodes}`);
       if (!(flags.variantShare >= 0 && flags.variantShare <= 1))
         throw configError("bad_flag", `--variant-share: a number in [0, 1], got ${flags.variantShare}`);
-      const split = trainSplit(world, {
+      const split = trainSplit(c.world, {
         ...(flags.heldout ? { heldout: flags.heldout } : {}),
-        seeds: intList("--eval-seeds", flags.evalSeeds ?? "9001,9002"),
+        seeds: c.evalSeeds,
       });
-      const seeds = intList("--seeds", flags.seeds);
-      const id = experimentPrefix(flags.id, "transfer");
-      const file = storePath(flags.store);
-      // variants given (flags or the store's accepted ones) replace the rigger, the same for every seed
-      let given: VariantSource | undefined;
-      if (flags.variant?.length || flags.acceptedVariants) {
-        const { readVariantFlag } = await import("../variant-flag.ts");
-        let specs: JsonValue[] = (flags.variant ?? []).flatMap((v) => readVariantFlag(v, gym));
-        if (flags.acceptedVariants) {
-          const { openCurriculumStore } = await import("../../curriculum/curriculum-store.ts");
-          const history = await openCurriculumStore(file);
-          try {
-            const stored = await history.listVariants({ status: "accepted" });
-            specs = [...specs, ...stored.map((v) => v.variant)];
-          } finally {
-            await history.close();
-          }
-        }
-        const mine = specs.filter((v) => gym.harness.normalize(v).world === world.id);
-        if (mine.length === 0)
-          throw configError(
-            "bad_flag",
-            `--variant/--accepted-variants: no variant of ${world.id} was given or stored`,
-          );
-        given = {
-          source: flags.acceptedVariants && !flags.variant?.length ? "store" : "given",
-          variants: mine.map((variant) => ({ variant, variantId: gym.harness.variantId(variant) })),
-        };
-      }
-      const result = await withStore(file, "write", async (store) => {
-        if (await store.getExperiment(`${id}-s${seeds[0]}-warm-eval`))
+      const given = await givenVariants(flags, c);
+      const { r, files } = await withStore(c.file, "write", async (store) => {
+        if (await store.getExperiment(`${c.id}-s${c.seeds[0]}-warm-eval`))
           throw configError(
             "experiment_exists",
-            `train transfer ${id} is stored already: choose another --id`,
+            `train transfer ${c.id} is stored already: choose another --id`,
           );
         const r = await runTransfer(
           {
-            id,
-            world,
-            learner,
+            id: c.id,
+            world: c.world,
+            learner: c.learner,
             episodes: flags.episodes,
             warmup: flags.warmup,
-            seeds,
+            seeds: c.seeds,
             split,
             variantShare: flags.variantShare,
             ...(flags.poolVariants ? { poolVariants: true } : {}),
             ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
           },
           {
-            parts: { registry: gym.registry, environment: gym.harness.environment },
+            parts: { registry: c.gym.registry, environment: c.gym.harness.environment },
             recorder: () => new StoreRecorder(store),
             variants: async (seed, warm) => {
               if (given) return given;
               const rig = await rigLearner(
-                {
-                  gym,
-                  world: world.id,
-                  store,
-                  families: split.trainFamilies,
-                  ...(flags.rigRollouts !== undefined ? { budgetPerWeakness: flags.rigRollouts } : {}),
-                  ...(flags.baselineTrials !== undefined ? { baselineTrials: flags.baselineTrials } : {}),
-                  ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
-                },
+                rigSettings(flags, c, store, split.trainFamilies),
                 warm,
-                `${id}-s${seed}-rig`,
+                `${c.id}-s${seed}-rig`,
               );
-              return {
-                source: `rigger ${rig.id}`,
-                variants: acceptedVariants(rig),
-                detail: {
-                  baseline: rig.baseline,
-                  diagnoses: rig.diagnoses.map((d) => ({
-                    pattern: d.pattern,
-                    tool: typeof d.facts?.tool === "string" ? d.facts.tool : null,
-                    support: d.support ?? null,
-                  })),
-                  candidates: rig.candidates.map((c) => ({
-                    variantId: c.variantId,
-                    pattern: c.pattern,
-                    decision: c.decision ?? null,
-                  })),
-                } as unknown as JsonValue,
-              };
+              return { source: `rigger ${rig.id}`, variants: acceptedVariants(rig), detail: rigDetail(rig) };
             },
             ...(flags.json ? {} : { onEvent: (m: string) => process.stderr.write(`${m}\n`) }),
           },
         );
-        let report: string | undefined;
-        if (flags.report !== false) {
-          const [{ defaultReportPath, writeHtmlReport }, { transferSection }] = await Promise.all([
-            import("../../report/html/index.ts"),
-            import("../../report/html/transfer-section.ts"),
-          ]);
-          const evaluation =
-            r.perSeed[0]?.arms[1]?.evaluation.experimentId ?? `${id}-s${seeds[0]}-variants-eval`;
-          const target = typeof flags.report === "string" ? flags.report : defaultReportPath(file, id);
-          report = (await writeHtmlReport(store, evaluation, target, { sections: [transferSection(r)] }))
-            .path;
-        }
-        const out = path.join(path.dirname(path.resolve(file)), "train", `${id}.json`);
-        fs.mkdirSync(path.dirname(out), { recursive: true });
-        fs.writeFileSync(out, `${JSON.stringify(r, null, 2)}\n`);
-        return { r, report, out };
+        const files = await keepTrainResult(flags, c, store, r, {
+          experiment:
+            r.perSeed[0]?.arms[1]?.evaluation.experimentId ?? `${c.id}-s${c.seeds[0]}-variants-eval`,
+          section: transferSection(r),
+        });
+        return { r, files };
       });
-      if (flags.json)
-        printJson({ ...result.r, files: { result: result.out, report: result.report ?? null } });
-      else {
-        process.stdout.write(`${renderTransfer(result.r)}\nresult: ${result.out}\n`);
-        if (result.report) process.stdout.write(`report: ${result.report}\n`);
-      }
+      printTrainResult(flags, r, files, () => renderTransfer(r));
     });
+}
+
+/** What a seed's source keeps of its rig run: the baseline, the diagnoses with their support, the decisions. */
+function rigDetail(rig: RigResult): JsonValue {
+  return {
+    baseline: rig.baseline,
+    diagnoses: rig.diagnoses.map((d) => ({
+      pattern: d.pattern,
+      tool: typeof d.facts?.tool === "string" ? d.facts.tool : null,
+      support: d.support ?? null,
+    })),
+    candidates: rig.candidates.map((x) => ({
+      variantId: x.variantId,
+      pattern: x.pattern,
+      decision: x.decision ?? null,
+    })),
+  } as unknown as JsonValue;
+}
+
+/** `--variant` / `--accepted-variants`: the variants of the world every seed's arm (b) trains on (no rigging). */
+async function givenVariants(flags: TransferFlags, c: TrainContext): Promise<VariantSource | undefined> {
+  if (!flags.variant?.length && !flags.acceptedVariants) return undefined;
+  const { readVariantFlag } = await import("../variant-flag.ts");
+  let specs: JsonValue[] = (flags.variant ?? []).flatMap((v) => readVariantFlag(v, c.gym));
+  if (flags.acceptedVariants) {
+    const { openCurriculumStore } = await import("../../curriculum/curriculum-store.ts");
+    const history = await openCurriculumStore(c.file);
+    try {
+      const stored = await history.listVariants({ status: "accepted" });
+      specs = [...specs, ...stored.map((v) => v.variant)];
+    } finally {
+      await history.close();
+    }
+  }
+  const mine = specs.filter((v) => c.gym.harness.normalize(v).world === c.world.id);
+  if (mine.length === 0)
+    throw configError(
+      "bad_flag",
+      `--variant/--accepted-variants: no variant of ${c.world.id} was given or stored`,
+    );
+  return {
+    source: flags.acceptedVariants && !flags.variant?.length ? "store" : "given",
+    variants: mine.map((variant) => ({ variant, variantId: c.gym.harness.variantId(variant) })),
+  };
 }
