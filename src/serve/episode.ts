@@ -35,9 +35,9 @@ import {
 } from "./protocol.ts";
 import type { ServedRun, ServeTransport } from "./served-run.ts";
 import type { ServedTrial } from "./served-trial.ts";
-import { drawTask, type SourcedTask, type TaskSource } from "./task-source.ts";
 import type { ServeTarget } from "./target.ts";
 import { chooseTask, type TaskChoiceDefaults } from "./task-choice.ts";
+import { drawTask, type SourcedTask, type TaskSource } from "./task-source.ts";
 
 /**
  * How a reset without `family`/`difficulty`/`seed` picks them (`task-choice.ts`): derived from the
@@ -131,6 +131,16 @@ export class Episode {
   get end(): EpisodeEndNote | undefined {
     const e = this.ending;
     return this.done && e ? { outcome: e.outcome, verdict: e.verdict } : undefined;
+  }
+
+  /** The current episode's task (a new object for each reset: it names the episode). */
+  get currentTask(): Task | undefined {
+    return this.task;
+  }
+
+  /** The rewards of the current episode summed. */
+  get rewardSum(): number {
+    return this.totalReward;
   }
 
   /** Steps taken and virtual seconds, as the runner counts a trial's. */
@@ -465,6 +475,85 @@ export class Episode {
     const sourced = this.sourced;
     this.sourced = undefined;
     sourced?.abandoned(reason);
+  }
+
+  /**
+   * The current episode's state, to fork it (`forkFrom`); refused for an episode that has not
+   * started, has ended or is unusable, and for an environment that cannot be restored.
+   */
+  saveForFork(): JsonValue {
+    const env = this.env;
+    if (!env || this.episodeId === null)
+      throw new ServeError("SESSION_ERROR", "fork: no episode: reset first");
+    if (this.broken) throw new ServeError("SESSION_ERROR", `fork: the episode is unusable (${this.broken})`);
+    if (this.done) throw new ServeError("SESSION_ERROR", "fork: the episode has ended");
+    if (!this.target.restore) {
+      throw new ServeError("VALIDATION_ERROR", `fork: ${this.target.id} cannot be forked (no state restore)`);
+    }
+    return env.saveState();
+  }
+
+  /**
+   * Continues `parent`'s episode in this new session from `saved` (its `saveForFork()`): a fresh
+   * instance restored from the saved state (its effect log included, so the verdict judges everything
+   * done in this world), not a replay. Steps, virtual time and rewards go on from the parent's; the
+   * reply is the parent's latest observation. With a recorded run the fork is its own trial, planned
+   * as forked from the parent (`ServedRun.fork`).
+   */
+  async forkFrom(
+    parent: Episode,
+    saved: JsonValue,
+    episodeId: string,
+    viewer: Viewer,
+    via: ServeTransport = this.kind,
+  ): Promise<StepEnvelope> {
+    const task = parent.task;
+    const parentId = parent.episodeId;
+    const restore = this.target.restore;
+    if (!task || parentId === null || !restore) throw new ServeError("SESSION_ERROR", "fork: no episode");
+    let env: Environment;
+    let observation: Observation;
+    try {
+      env = restore(saved);
+      observation = env.observe();
+    } catch (err) {
+      throw new ServeError("EXECUTION_ERROR", `fork failed: ${errorMessage(err)}`);
+    }
+    const forkedFrom = { episode_id: parentId, step_count: parent.stats.steps };
+    const parentTrial = parent.trial;
+    this.trial = this.run && parentTrial ? await this.run.fork(parentTrial, env, forkedFrom, via) : undefined;
+    this.env = env;
+    this.task = task;
+    this.episodeId = episodeId;
+    this.seed = parent.seed;
+    this.chosen = parent.chosen;
+    this.stats = { ...parent.stats };
+    this.totalReward = parent.totalReward;
+    this.terminated = false;
+    this.truncated = false;
+    this.ending = undefined;
+    this.broken = undefined;
+    const metadata = resetMetadataFor(
+      {
+        episode_id: episodeId,
+        step_count: this.stats.steps,
+        now: this.stats.virtualSeconds,
+        terminated: false,
+        truncated: false,
+        environment: this.target.id,
+        world: this.target.world.id,
+        task_id: task.id,
+        family: task.family,
+        difficulty: task.difficulty,
+        seed: this.seed,
+        state_hash: env.capabilities.inspection?.stateHash() ?? "",
+        max_steps: this.budget.maxSteps,
+        forked_from: forkedFrom,
+      },
+      this.chosen,
+      viewer,
+    );
+    return { observation, reward: null, done: false, metadata };
   }
 
   /** Drops the environment; later operations fail with SESSION_ERROR. */

@@ -6,10 +6,12 @@ import type { EnvSpec } from "../core/contracts.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
+import { parseFork, parseGroupId, parseGroupSize, parseStepBatch } from "./batch-protocol.ts";
 import { metadataDoc, schemaDoc } from "./describe.ts";
 import { CLIENT_VIEW, serverMetadataFor, type Viewer } from "./disclosure.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import { handleMcpRpc, isNotification, JSON_RPC } from "./mcp-rpc.ts";
+import { forkEpisode, groupResult, httpScope, openGroup, stepBatch } from "./multi-session.ts";
 import { OPENAPI_VERSION, openApiDoc } from "./openapi.ts";
 import { parseEpisodeId, parseJsonText, parseResetParams, parseStepParams, ServeError } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
@@ -157,8 +159,14 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     return c.json(deps.taskSource.describe());
   });
 
+  const scope = httpScope(sessions);
+
   app.post("/reset", async (c) => {
-    const params = parseResetParams(await readJson(c, limits));
+    const body = await readJson(c, limits);
+    const params = parseResetParams(body);
+    // a group: N sessions on the identical task, each its own episode (`multi-session.ts`)
+    const group = parseGroupSize(body);
+    if (group !== undefined) return c.json(await openGroup(scope, params, group, viewer(c)));
     const episodeId = params.episode_id ?? `ep-${randomUUID()}`;
     let episode = sessions.getHttp(episodeId);
     const created = episode === undefined;
@@ -190,6 +198,21 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     );
     return c.json(envelope);
   });
+
+  /** Not in OpenEnv: one request steps many episodes; answers in order, each entry's error its own. */
+  app.post("/step_batch", async (c) => {
+    const entries = parseStepBatch(await readJson(c, limits));
+    return c.json({ results: await stepBatch(scope, entries, viewer(c)) });
+  });
+
+  /** Not in OpenEnv: n new episodes continuing one from its current state. */
+  app.post("/fork", async (c) => {
+    const { episodeId, n } = parseFork(await readJson(c, limits));
+    return c.json(await forkEpisode(scope, episodeId, n, viewer(c)));
+  });
+
+  /** Not in OpenEnv: how a group's members ended. */
+  app.get("/group", (c) => c.json(groupResult(sessions, parseGroupId(c.req.query("group_id")))));
 
   app.get("/state", async (c) => {
     const episodeId = parseEpisodeId(c.req.query("episode_id"), "state.episode_id");

@@ -98,6 +98,9 @@ export type WsClientMessage =
   | { type: "reset"; data?: JsonObject }
   | { type: "mcp"; data: JsonObject }
   | { type: "step"; data: JsonObject }
+  | { type: "step_batch"; data: JsonObject }
+  | { type: "fork"; data: JsonObject }
+  | { type: "group"; data: JsonObject }
   | { type: "state" }
   | { type: "close" };
 
@@ -105,6 +108,7 @@ export type WsServerMessage =
   | { type: "observation"; data: StepEnvelope }
   | { type: "state"; data: EpisodeStateDoc }
   | { type: "mcp"; data: JsonObject }
+  | { type: "reset_group" | "step_batch" | "fork" | "group"; data: JsonObject }
   | { type: "error"; data: { message: string; code: string; [key: string]: JsonValue } };
 
 /** A tool call as it travels: `{tool, args}` (`callId` optional; `metadata` accepted and ignored, as OpenEnv's Action has one). */
@@ -368,6 +372,12 @@ export function parseWsMessage(text: string, limits: JsonLimits = DEFAULT_JSON_L
     case "mcp":
       if (!isPlainObject(value.data))
         throw new ServeError("VALIDATION_ERROR", "mcp.data: expected a JSON-RPC request object");
+      return { type, data: value.data as JsonObject };
+    case "step_batch":
+    case "fork":
+    case "group":
+      if (!isPlainObject(value.data))
+        throw new ServeError("VALIDATION_ERROR", `${type}.data: expected an object`);
       return { type, data: value.data as JsonObject };
     case "state":
     case "close":

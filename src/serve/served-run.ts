@@ -1,4 +1,4 @@
-import type { AgentRef, TrialRecord, TrialSpec } from "../core/contracts.ts";
+import type { AgentRef, Environment, TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { configError, errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import { trialId } from "../runner/manifest.ts";
@@ -137,15 +137,58 @@ export class ServedRun {
     sourced?: SourcedTask,
   ): Promise<ServedTrial | undefined> {
     if (this.#closing || this.#recorder.lost) return undefined;
+    const spec = this.#newSpec(choice, servedAgent(via));
+    const target = this.#target;
+    try {
+      await this.#plan(spec);
+    } catch (err) {
+      this.#onError(coded(err));
+      return undefined;
+    }
+    this.#planned++;
+    return new ServedTrial(spec, target.world, start, (record) => this.#record(record, sourced));
+  }
+
+  /**
+   * Plans the trial of a fork (`Episode.forkFrom`): the parent's task, agent `serve` with
+   * `config.forked_from` (the parent's episode id, trial id and step count). Its record holds the
+   * parent's steps up to the fork and its own after, so it replays from the task like any trial; the
+   * verdict judges the forked world, whose state (effect log included) is the parent's at the fork.
+   * `undefined` (reported) when the plan cannot be written.
+   */
+  async fork(
+    parent: ServedTrial,
+    env: Environment,
+    forkedFrom: { episode_id: string; step_count: number },
+    via: ServeTransport,
+  ): Promise<ServedTrial | undefined> {
+    if (this.#closing || this.#recorder.lost) return undefined;
+    const from = parent.spec;
+    const agent: AgentRef = {
+      ...servedAgent(via),
+      config: { forked_from: { ...forkedFrom, trial_id: from.id } },
+    };
+    const spec = this.#newSpec(from, agent);
+    try {
+      await this.#plan(spec);
+    } catch (err) {
+      this.#onError(coded(err));
+      return undefined;
+    }
+    this.#planned++;
+    return parent.fork(spec, env, (record) => this.#record(record));
+  }
+
+  /** The next trial's spec: its index, and its repeat among the run's trials of the same task. */
+  #newSpec(choice: { family: string; difficulty: number; seed: number }, agent: AgentRef): TrialSpec {
     const { family, difficulty, seed } = choice;
     const cell = `${family}\u0000${difficulty}\u0000${seed}`;
     const repeat = this.#repeats.get(cell) ?? 0;
     this.#repeats.set(cell, repeat + 1);
     const target = this.#target;
     const variantId = target.variant !== undefined ? target.id : undefined;
-    const agent = servedAgent(via);
     const experimentId = this.experiment.id;
-    const spec: TrialSpec = {
+    return {
       schemaVersion: 1,
       id: trialId({
         experimentId,
@@ -168,14 +211,6 @@ export class ServedRun {
       agent,
       budget: { maxSteps: this.#maxSteps },
     };
-    try {
-      await this.#plan(spec);
-    } catch (err) {
-      this.#onError(coded(err));
-      return undefined;
-    }
-    this.#planned++;
-    return new ServedTrial(spec, target.world, start, (record) => this.#record(record, sourced));
   }
 
   /**

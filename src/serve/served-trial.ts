@@ -50,6 +50,8 @@ export class ServedTrial {
     world: WorldDefinition,
     start: ServedStart,
     done: (record: Promise<TrialRecord>) => void,
+    /** A fork's parent: its steps so far are this trial's first, its clean start this trial's. */
+    from?: ServedTrial,
   ) {
     const t = newTrialState(spec);
     t.task = start.task;
@@ -58,6 +60,12 @@ export class ServedTrial {
     this.#t = t;
     this.#world = world;
     this.#done = done;
+    if (from) {
+      t.steps.push(...from.#t.steps);
+      Object.assign(t.stats, from.#t.stats);
+      this.#cleanStart = from.#cleanStart;
+      return;
+    }
     const inspection = start.env.capabilities.inspection;
     // the runner's first clean-start check (read at once, before any step): no foreign job pending
     this.#cleanStart = inspection
@@ -73,6 +81,26 @@ export class ServedTrial {
         }).catch(() => undefined)
       : Promise.resolve(undefined);
     recordSetupSteps(start.env, t.steps);
+  }
+
+  get spec(): TrialSpec {
+    return this.#t.spec;
+  }
+
+  /**
+   * The trial of a fork of this episode (`ServedRun.fork`): `env` restored from this episode's state
+   * now; its record starts with this trial's steps so far (replayable from the task).
+   */
+  fork(spec: TrialSpec, env: Environment, done: (record: Promise<TrialRecord>) => void): ServedTrial {
+    const t = this.#t;
+    // set by the constructor: a trial starts from its reset
+    const start: ServedStart = {
+      task: t.task as Task,
+      env,
+      initial: t.initial as Observation,
+      episodeId: spec.id,
+    };
+    return new ServedTrial(spec, this.#world, start, done, this);
   }
 
   /** One step of the client's: the action the world stepped with and its result. */

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
+import { GROUPS_KEPT_PER_SESSION, GroupRegistry } from "./groups.ts";
 import { ServeError } from "./protocol.ts";
 import type { ServedRun } from "./served-run.ts";
 import type { ServeTarget } from "./target.ts";
+import type { TaskSource } from "./task-source.ts";
 
 export interface SessionLimits {
   /** Concurrent sessions (HTTP episodes and WS connections together). Default 64. */
@@ -37,6 +39,8 @@ export class SessionManager {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly clock: () => number;
+  /** Groups of sessions on one task (`GET /group`). */
+  readonly groups: GroupRegistry;
   private readonly http = new Map<string, Episode>();
   private readonly all = new Set<Episode>();
   private timer: NodeJS.Timeout | undefined;
@@ -54,6 +58,7 @@ export class SessionManager {
     this.maxSessions = Math.max(1, Math.floor(limits.maxSessions ?? DEFAULT_MAX_SESSIONS));
     this.idleTimeoutMs = Math.max(0, limits.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.clock = limits.now ?? Date.now;
+    this.groups = new GroupRegistry(this.maxSessions * GROUPS_KEPT_PER_SESSION);
     this.reapIntervalMs =
       limits.reapIntervalMs ?? Math.min(5000, Math.max(10, Math.floor(this.idleTimeoutMs / 4)));
   }
@@ -99,6 +104,41 @@ export class SessionManager {
   /** A new session owned by one WS connection. */
   createWs(): Episode {
     return this.admit("ws", `ws-${randomUUID()}`);
+  }
+
+  /** Sessions that can still be opened. */
+  get room(): number {
+    return this.maxSessions - this.all.size;
+  }
+
+  /**
+   * New sessions at once (a group, a fork), all or none: each counts against the cap. `http`: under
+   * the given episode ids (the caller checked there are none); `ws`: owned by one connection.
+   */
+  createMany(kind: SessionKind, keys: string[]): Episode[] {
+    if (this.room < keys.length) this.reapIdle();
+    if (this.room < keys.length) {
+      throw new ServeError(
+        "CAPACITY_REACHED",
+        `server at capacity: ${keys.length} sessions asked for, ${Math.max(0, this.room)} of ${this.maxSessions} free`,
+        { extra: { active_sessions: this.all.size, max_sessions: this.maxSessions, requested: keys.length } },
+      );
+    }
+    return keys.map((key) => {
+      const episode = this.admit(kind, kind === "ws" ? `ws-${randomUUID()}` : key);
+      if (kind === "http") this.http.set(key, episode);
+      return episode;
+    });
+  }
+
+  /** Where a reset that leaves its task to the server gets one (the curriculum), if anywhere. */
+  get taskSource(): TaskSource | undefined {
+    return this.defaults.taskSource;
+  }
+
+  /** The seed of a group reset that sent none: drawn from the server's random source. */
+  drawSeed(): number {
+    return Math.floor((this.defaults.random ?? Math.random)() * 2 ** 31);
   }
 
   private admit(kind: SessionKind, key: string): Episode {

@@ -13,6 +13,8 @@ export interface ServeTarget {
   variant?: JsonValue;
   /** A fresh environment, not yet reset. */
   create(): Environment;
+  /** An environment restored from what one of `create()`'s returned by `saveState()` (forks); absent: not forkable. */
+  restore?(state: JsonValue): Environment;
 }
 
 /** What a harness gives for a variant spec: its id, base world id, and an environment factory. */
@@ -26,7 +28,7 @@ export interface VariantEnvironment {
 export type VariantEnvironmentFactory = (variant: JsonValue, registry: Registry) => VariantEnvironment;
 
 export function worldTarget(world: WorldDefinition): ServeTarget {
-  return { id: world.id, world, create: () => world.create() };
+  return { id: world.id, world, create: () => world.create(), restore: (state) => world.restore(state) };
 }
 
 /** The target for `--world` and optional `--variant`. A variant without a harness is a config error. */

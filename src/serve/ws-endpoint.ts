@@ -6,10 +6,19 @@ import type { EnvSpec } from "../core/contracts.ts";
 import { WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { parseFork, parseGroupId, parseGroupSize, parseStepBatch } from "./batch-protocol.ts";
 import { CLIENT_VIEW, type Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
 import { handleMcpRpc } from "./mcp-rpc.ts";
+import {
+  type ConnectionScope,
+  connectionScope,
+  forkEpisode,
+  groupResult,
+  openGroup,
+  stepBatch,
+} from "./multi-session.ts";
 import {
   parseAction,
   parseResetParams,
@@ -144,9 +153,12 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       send(ws, errorMessageOf(new ServeError("SESSION_ERROR", `session closed: ${reason}`)));
       ws.close(reason === "idle timeout" ? WS_CLOSE.idle : WS_CLOSE.goingAway, reason.slice(0, 100));
     };
+    // the sessions this connection's groups and forks open: closed with it
+    const scope = connectionScope(sessions, session);
     ws.on("close", () => {
       session.onEvict = undefined;
       sessions.close(session, "connection closed");
+      scope.closeAll("connection closed");
     });
     // Per connection, not per message: the reply handlers and the operation's closure.
     const onReply = (reply: WsServerMessage | null) => {
@@ -154,6 +166,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       else {
         session.onEvict = undefined;
         sessions.close(session, "closed by client");
+        scope.closeAll("closed by client");
         ws.close(WS_CLOSE.normal, "closed");
       }
     };
@@ -191,24 +204,49 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
           .then(onObservation, onFailure);
         return;
       }
-      session.exclusive(sessions.clock, () => handle(session, viewer, msg)).then(onReply, onFailure);
+      session.exclusive(sessions.clock, () => handle(scope, viewer, msg)).then(onReply, onFailure);
     });
   }
 
+  /** Every message but `step`, in the connection's own session's turn (`scope.held`). */
   async function handle(
-    session: Episode,
+    scope: ConnectionScope,
     viewer: Viewer,
     msg: Exclude<WsClientMessage, { type: "step" }> | ServeError,
   ): Promise<WsServerMessage | null> {
     if (msg instanceof ServeError) throw msg;
+    const session = scope.held;
     switch (msg.type) {
       case "reset": {
         const params = parseResetParams(msg.data);
-        return {
-          type: "observation",
-          data: await session.reset(params, params.episode_id ?? `ep-${randomUUID()}`, viewer),
-        };
+        const group = parseGroupSize(msg.data);
+        if (group !== undefined)
+          return { type: "reset_group", data: await openGroup(scope, params, group, viewer) };
+        const id = params.episode_id ?? `ep-${randomUUID()}`;
+        // a reset naming one of the connection's other sessions restarts that one
+        const other = scope.find(id);
+        if (other && other !== session) {
+          return {
+            type: "observation",
+            data: await other.exclusive(sessions.clock, () => other.reset(params, id, viewer)),
+          };
+        }
+        return { type: "observation", data: await session.reset(params, id, viewer) };
       }
+      case "step_batch":
+        return {
+          type: "step_batch",
+          data: { results: await stepBatch(scope, parseStepBatch(msg.data), viewer) },
+        };
+      case "fork": {
+        const { episodeId, n } = parseFork(msg.data);
+        return { type: "fork", data: await forkEpisode(scope, episodeId, n, viewer) };
+      }
+      case "group":
+        return {
+          type: "group",
+          data: groupResult(sessions, parseGroupId(msg.data)) as unknown as JsonObject,
+        };
       case "state":
         return { type: "state", data: session.state(viewer) };
       case "mcp":
