@@ -98,8 +98,9 @@ test("proving train curriculum: curves per evaluation, strategy and seed; unifor
   assert.equal(world.comparisons.length, 1);
   assert.equal(world.comparisons[0].strategy, "learnability");
 
-  // uniform over the 7 trained families (1/7 ≈ 14%): each within ±8 points over the run's 2 × 60
-  // episodes (binomial sd ≈ 3.2 points); the held-out family is never sampled
+  // uniform draws over the keys the difficulty controller has unlocked; in the first 60 episodes every
+  // family has the same levels, so each of the 7 trained families gets about 1/7 (≈ 14%): each within
+  // ±8 points over the 2 × 60 episodes (binomial sd ≈ 3.2 points); the held-out family is never sampled
   const uniform = world.strategies.find((s) => s.strategy === "uniform");
   assert.ok(uniform);
   const total: Record<string, number> = {};
