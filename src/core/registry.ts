@@ -32,6 +32,12 @@ export interface WorldDefinition {
    * fails the world when any of their text reaches an observation. Default: none declared.
    */
   hiddenParams?: string[];
+  /**
+   * Keys of `task.params` whose values the admissible actions may offer because the list derives them
+   * from what the observations showed (code-repair's fixed source: a public rewrite of a file the agent
+   * read), not from the params. The admissible check does not count them as hidden. Default: none.
+   */
+  admissibleDerivedParams?: string[];
 }
 
 /** How a saved environment looks: its type (a registered factory) and its data. */

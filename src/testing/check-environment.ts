@@ -1,5 +1,6 @@
 import { type AgentSweep, sweepAgents } from "./agent-sweep.ts";
 import { CheckRun } from "./check-run.ts";
+import { admissibleChecks } from "./checks/admissible.ts";
 import { agentChecks } from "./checks/agents.ts";
 import { badInputChecks } from "./checks/bad-input.ts";
 import { definitionChecks } from "./checks/definition.ts";
@@ -34,7 +35,8 @@ async function runCheck(plan: CheckPlan, check: PlannedCheck): Promise<CheckResu
  * Runs the conformance checks every world passes on a world definition, or on an environment
  * factory (a harnessed variant, a remote world) with `options.world` for its tasks and policies:
  * definition, task generation, tool schemas, bad input, determinism, save/restore at every step,
- * mid-episode reset, known-good vs known-bad policies (`CHECK_KINDS`, the conformance preset); with
+ * mid-episode reset, known-good vs known-bad policies, admissible actions when declared (`CHECK_KINDS`,
+ * the conformance preset); with
  * `options.preset: "audit"` (or `options.kinds`), the reference agents' checks: null and random
  * agents pass nothing, verdicts judged alike, a learning signal, hidden params unreachable. Returns the report; never throws for what the
  * environment does (a world that throws fails the check it threw in). A check that needs a
@@ -64,6 +66,7 @@ export async function checkEnvironment(
       delivery: declared.delivery !== undefined,
       timeControl: declared.timeControl !== undefined,
       setup: declared.setup !== undefined,
+      admissible: declared.admissible !== undefined,
       restore: subject.restorer !== undefined,
     },
   };
@@ -88,6 +91,7 @@ export async function checkEnvironment(
     ...saveRestoreChecks(plan),
     ...resetChecks(plan),
     ...policyChecks(plan),
+    ...admissibleChecks(plan),
     ...agentChecks(plan),
   ].filter((c) => kinds.has(c.kind) && (options.only?.(c.name) ?? true));
   const results: CheckResult[] = [];

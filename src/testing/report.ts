@@ -20,6 +20,7 @@ export const CHECK_KINDS = [
   "save-restore",
   "reset",
   "policies",
+  "admissible",
 ] as const;
 /**
  * The kinds of checks the reference agents (null, random, middling) play, run after the conformance
@@ -45,6 +46,8 @@ export interface DeclaredCapabilities {
   delivery: boolean;
   timeControl: boolean;
   setup: boolean;
+  /** Admissible actions (an optional capability; its check is `not_checkable` without it). */
+  admissible: boolean;
   /** A way to restore a saved state was given (or the target world's own `restore`). */
   restore: boolean;
 }

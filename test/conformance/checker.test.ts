@@ -55,6 +55,7 @@ describe("checkEnvironment", () => {
       delivery: false,
       timeControl: false,
       setup: false,
+      admissible: true,
       restore: true,
     });
     assert.deepEqual(JSON.parse(JSON.stringify(report)), report);

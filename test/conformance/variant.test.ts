@@ -65,6 +65,7 @@ describe("conformance of a harnessed variant", () => {
       delivery: true,
       timeControl: true,
       setup: true,
+      admissible: true,
       restore: true,
     });
     assert.equal(report.counts.not_checkable, 0);

@@ -12,6 +12,7 @@
 import { z } from "zod";
 import type {
   Action,
+  AdmissibleAction,
   Agent,
   AgentAction,
   Environment,
@@ -153,9 +154,27 @@ export function toyVerdict(s: Pick<ToyState, "count" | "target" | "overshootAt" 
   };
 }
 
+/**
+ * The toy's admissible actions (the same in every state: nothing in its tools needs an id): `peek`,
+ * `add n` for 1..5, two waits and `finish` (its optional note left out). The known-good agent's every
+ * action is among them.
+ */
+export const TOY_ADMISSIBLE: readonly AdmissibleAction[] = [
+  { tool: "peek", args: {} },
+  ...[1, 2, 3, 4, 5].map((n) => ({ tool: "add", args: { n } })),
+  { tool: "wait", args: { seconds: 10 } },
+  { tool: "wait", args: { seconds: 60 } },
+  { tool: "finish", args: {} },
+];
+
 export class ToyWorld implements Environment, Inspection {
   readonly spec: EnvSpec;
-  readonly capabilities: EnvironmentCapabilities = { inspection: this };
+  readonly capabilities: EnvironmentCapabilities = {
+    inspection: this,
+    admissible: {
+      admissibleActions: () => TOY_ADMISSIBLE.map((a) => ({ tool: a.tool, args: { ...a.args } })),
+    },
+  };
   private s: ToyState | undefined;
   private scheduler = new Scheduler();
 

@@ -22,6 +22,8 @@ export function codeRepairWorld(sandbox: CodeSandbox): WorldDefinition {
     policies: CODE_REPAIR_POLICIES,
     knownGood: "fixer",
     hiddenParams: ["hidden_tests", "reference_fix"],
+    // the admissible write_file patches are FIXES applied to a source the agent read: one of them is the fix
+    admissibleDerivedParams: ["reference_fix"],
     expectedFailures: EXPECTED_FAILURES,
   };
 }
