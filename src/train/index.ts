@@ -22,6 +22,7 @@ export {
 export {
   areaUnderCurve,
   type ComparisonOptions,
+  censoringNote,
   type CurvePoint,
   compareStrategies,
   type EpisodesToTarget,

@@ -346,6 +346,13 @@ function versus(s: StrategyCurves, base: StrategyCurves, opts: ComparisonOptions
   };
 }
 
+/** What censoring does to an episodes-to-target ratio, in words ("" when no pair is censored). */
+export function censoringNote(r: StrategyVsBaseline["episodesToTarget"]): string {
+  if (!r.censoredPairs) return "";
+  if (r.bothCensored === r.pairs) return "every pair censored on both sides: no information";
+  return `${r.censoredPairs}/${r.pairs} pairs censored, counted at the budget: a bound${r.bothCensored ? `; ${r.bothCensored} on both sides` : ""}`;
+}
+
 /**
  * Compares the strategies of each world: curves, episodes to the target, areas, shares, and each
  * strategy against the baseline (paired by seed). Worlds and strategies keep the runs' first-seen order.

@@ -43,13 +43,14 @@ test("the learning-curves section: banded curves per split, shares per strategy,
   assert.ok(html.startsWith('<section id="learning-curves">'));
   assert.match(html, /<h2>Learning curves <small>exp<\/small><\/h2>/);
   assert.match(html, /data-world="w@1"/);
-  // regression and held-out charts, then one share chart per strategy
-  assert.equal((html.match(/<svg/g) ?? []).length, 4);
+  // regression and held-out charts, then share charts per strategy (by family, by difficulty)
+  assert.equal((html.match(/<svg/g) ?? []).length, 6);
   for (const title of [
     "regression split (frozen)",
     "held-out families (frozen)",
     "sampling share per family: learnability",
     "sampling share per family: uniform",
+    "sampling share per difficulty: uniform",
   ])
     assert.ok(html.includes(title), title);
   // a line and a band per strategy: the legend names both

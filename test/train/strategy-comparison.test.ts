@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  censoringNote,
   compareStrategies,
   type EvaluationPoint,
   episodesToTarget,
@@ -141,6 +142,14 @@ test("censored runs count with the budget and are flagged; a zero area has no lo
   const [v] = w.comparisons;
   assert.equal(v.episodesToTarget.censoredPairs, 2);
   assert.equal(v.episodesToTarget.bothCensored, 1);
+  assert.equal(
+    censoringNote(v.episodesToTarget),
+    "2/2 pairs censored, counted at the budget: a bound; 1 on both sides",
+  );
+  assert.equal(
+    censoringNote({ ...v.episodesToTarget, censoredPairs: 2, bothCensored: 2 }),
+    "every pair censored on both sides: no information",
+  );
   // seed 1: 400 (a bound) / 200; seed 2: 400 / 400
   assert.ok(Math.abs((v.episodesToTarget.estimate as number) - Math.sqrt(2)) < 1e-9);
   assert.equal(v.auc.estimate, null);

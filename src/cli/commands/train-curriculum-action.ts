@@ -22,6 +22,7 @@ import type { Gym } from "../../gym/gym.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
 import {
   areaUnderCurve,
+  censoringNote,
   compareStrategies,
   type EvaluationPoint,
   episodesToTarget,
@@ -181,7 +182,7 @@ export function renderTrainCurriculum(c: StrategyComparison, heldout: Record<str
     for (const v of w.comparisons) {
       const e = v.episodesToTarget;
       out.push(
-        `  ${v.strategy} ÷ ${v.baseline}: episodes to ${pct(c.target)} ${ratioText(e)}${e.censoredPairs ? ` (${e.censoredPairs}/${e.pairs} pairs censored, ${e.bothCensored} on both sides: a bound)` : ""}; area ${ratioText(v.auc)}; area difference ${v.aucDifference.estimate.toFixed(3)} [${v.aucDifference.lo.toFixed(3)}, ${v.aucDifference.hi.toFixed(3)}]`,
+        `  ${v.strategy} ÷ ${v.baseline}: episodes to ${pct(c.target)} ${ratioText(e)}${e.censoredPairs ? ` (${censoringNote(e)})` : ""}; area ${ratioText(v.auc)}; area difference ${v.aucDifference.estimate.toFixed(3)} [${v.aucDifference.lo.toFixed(3)}, ${v.aucDifference.hi.toFixed(3)}]`,
       );
     }
   }

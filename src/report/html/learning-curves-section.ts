@@ -1,10 +1,16 @@
 /**
  * The report's "Learning curves" section (experiment 1, `proving train curriculum`): per world, the
  * frozen learner's pass rate on the regression split and on the held-out families over training
- * episodes, one line per strategy with its 95% band over seeds, the sampling share per family over
- * time beside them, and a table of episodes to the target and each strategy against the baseline.
+ * episodes, one line per strategy with its 95% band over seeds, the sampling share per family and per
+ * difficulty over time beside them, and a table of episodes to the target and each strategy against
+ * the baseline.
  */
-import type { PairedRatio, StrategyComparison, WorldComparison } from "../../train/strategy-comparison.ts";
+import {
+  censoringNote,
+  type PairedRatio,
+  type StrategyComparison,
+  type WorldComparison,
+} from "../../train/strategy-comparison.ts";
 import { type BandPoint, bandChart, shareChart } from "./band-chart.ts";
 import { renderSvg } from "./charts.ts";
 import { escapeHtml as e, pct } from "./escape.ts";
@@ -39,7 +45,7 @@ function table(w: WorldComparison, target: number): string {
   const versus = w.comparisons
     .map(
       (v) =>
-        `<tr data-versus="${e(v.strategy)}"><td>${e(v.strategy)} ÷ ${e(v.baseline)}</td><td>${ratio(v.episodesToTarget)}${v.episodesToTarget.censoredPairs ? ` <span class="muted">(${v.episodesToTarget.censoredPairs}/${v.episodesToTarget.pairs} pairs censored, ${v.episodesToTarget.bothCensored} on both sides)</span>` : ""}</td><td>${ratio(v.auc)}</td><td>${v.aucDifference.estimate.toFixed(3)} <span class="muted">[${v.aucDifference.lo.toFixed(3)}, ${v.aucDifference.hi.toFixed(3)}]</span></td></tr>`,
+        `<tr data-versus="${e(v.strategy)}"><td>${e(v.strategy)} ÷ ${e(v.baseline)}</td><td>${ratio(v.episodesToTarget)}${v.episodesToTarget.censoredPairs ? ` <span class="muted">(${e(censoringNote(v.episodesToTarget))})</span>` : ""}</td><td>${ratio(v.auc)}</td><td>${v.aucDifference.estimate.toFixed(3)} <span class="muted">[${v.aucDifference.lo.toFixed(3)}, ${v.aucDifference.hi.toFixed(3)}]</span></td></tr>`,
     )
     .join("");
   return `<table class="learning-curves"><thead><tr><th>strategy</th><th>regression at ${w.budget}</th><th>held out at ${w.budget}</th><th>episodes to ${pct(target, 0)} per seed (&gt;: not reached, the budget is a lower bound)</th><th>area under the regression curve</th></tr></thead><tbody>${rows}</tbody></table>
@@ -58,14 +64,15 @@ export async function learningCurvesSection(
       await svg(bandChart(bands(w, "heldout"), { title: "held-out families (frozen)" })),
     ];
     for (const s of w.strategies)
-      charts.push(
-        await svg(
-          shareChart(
-            s.shares.map((x) => ({ from: x.from, to: x.to, share: x.family })),
-            { title: `sampling share per family: ${s.strategy}`, legend: "family" },
+      for (const by of ["family", "difficulty"] as const)
+        charts.push(
+          await svg(
+            shareChart(
+              s.shares.map((x) => ({ from: x.from, to: x.to, share: x[by] })),
+              { title: `sampling share per ${by}: ${s.strategy}`, legend: by },
+            ),
           ),
-        ),
-      );
+        );
     worlds.push(`<h3 data-world="${e(w.world)}">${e(w.world)} <small>${w.budget} episodes per run · evaluated every ${w.evalEvery} · seeds ${e(w.seeds.join(", "))} · mean over seeds, 95% bootstrap band</small></h3>
 <div class="row svg">${charts.map((x) => `<div>${x}</div>`).join("")}</div>
 ${table(w, c.target)}`);
