@@ -307,6 +307,52 @@ describe("proving serve with a curriculum (issue 26)", () => {
     }
   });
 
+  test("a group reset draws one task for its members; all passed or all failed feeds the curriculum once, mixed feeds each (DAPO)", async () => {
+    const s = await serve(path.join(dir, "groups.db"), "learnability", "groups-served");
+    try {
+      const group = async (size: number, policies: (string | "close")[]) => {
+        const r = await post(`${s.server.url}/reset`, { group: size });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        const members = r.body.episodes as unknown as StepEnvelope[];
+        assert.equal(members.length, size);
+        const metas = members.map((m) => m.metadata);
+        assert.equal(new Set(metas.map((m) => m.task_id)).size, 1, "one task for the group");
+        for (const m of metas) {
+          assert.equal((m.curriculum as JsonObject).group_id, r.body.group_id);
+          assert.equal((m.curriculum as JsonObject).key, `${WORLD}/${m.family}/d1`);
+        }
+        await Promise.all(
+          members.map((m, i) =>
+            policies[i] === "close"
+              ? s.client.close(String(m.metadata.episode_id))
+              : play(s.client, m, policies[i]),
+          ),
+        );
+        return String(r.body.group_id);
+      };
+      const fed = (n: number) =>
+        eventually(() => s.source.describe().episodes === n, 20_000, `${n} episodes fed`);
+      const passing = await group(4, ["cautious", "cautious", "cautious", "cautious"]);
+      await fed(1);
+      const result = (await (await fetch(`${s.server.url}/group?group_id=${passing}`)).json()) as JsonObject;
+      assert.equal(result.all_passed, true);
+      await group(3, ["cautious", "escalate-always", "cautious"]);
+      await fed(4);
+      await group(2, ["escalate-always", "escalate-always"]);
+      await fed(5);
+      // a member closed before its end is abandoned; the others all passed: fed once
+      await group(3, ["cautious", "close", "cautious"]);
+      await fed(6);
+      const doc = await curriculumDoc(s.server.url);
+      assert.deepEqual(doc.groups, { all_passed: 2, all_failed: 1, mixed: 1 });
+      assert.equal(doc.abandoned, 1);
+      const stored = await readCurriculum(s.history, "groups-served");
+      assert.equal(stored.episodes.length, 6);
+    } finally {
+      await s.close();
+    }
+  });
+
   test("a server started again on the same store continues the run: same snapshot id, the episodes count on", async () => {
     const db = path.join(dir, "resume.db");
     const first = await serve(db, "learnability", "resumed");
