@@ -15,7 +15,7 @@ import type {
   SandboxRun,
   SandboxTestResult,
 } from "../worlds/code-repair/sandbox.ts";
-import { HARNESS_SOURCE } from "./harness-source.ts";
+import { HARNESS_SOURCE, RESULT_GLOBAL } from "./harness-source.ts";
 import { disposeIsolate, ISOLATED_VM, isolateHost } from "./isolate-host.ts";
 
 export interface SandboxLimits {
@@ -26,6 +26,9 @@ export interface SandboxLimits {
 }
 
 const MAX_TESTS = 500;
+
+/** What isolated-vm rejects a dynamic `import()` with (it has no module loader for scripts). */
+const ENGINE_REFUSED_IMPORT = "Not supported";
 
 function sanitize(raw: unknown): { tests: SandboxTestResult[]; escapes: SandboxEscape[] } {
   const out = { tests: [] as SandboxTestResult[], escapes: [] as SandboxEscape[] };
@@ -65,20 +68,34 @@ export function isolateSandbox(limits: SandboxLimits = {}): CodeSandbox {
       const input = JSON.stringify({ files: request.files, tests: request.tests });
       const isolate = host.newIsolate();
       try {
-        const raw = host.runFresh(isolate, (context, limit) =>
-          isolate
-            .compileScriptSync(`const INPUT = ${input};\n${HARNESS_SOURCE}`, {
+        let refusedImport = false;
+        const raw = host.runFresh(isolate, (context, limit) => {
+          const script = isolate.compileScriptSync(
+            `(function (INPUT) {\nreturn (${HARNESS_SOURCE});\n})(${input})`,
+            {
               filename: "proving-sandbox-harness.js",
-            })
-            .runSync(context, limit),
-        );
+            },
+          );
+          try {
+            return script.runSync(context, limit);
+          } catch (err) {
+            // the engine's refusal of a dynamic import(), thrown once the script ended: the results stand
+            if (host.brokenLimit(err, isolate) || String((err as Error)?.message) !== ENGINE_REFUSED_IMPORT)
+              throw err;
+            refusedImport = true;
+            return context.evalSync(RESULT_GLOBAL, limit);
+          }
+        });
         let parsed: unknown;
         try {
           parsed = JSON.parse(String(raw));
         } catch {
           parsed = {};
         }
-        return { status: "ok", ...sanitize(parsed) };
+        const run: SandboxRun = { status: "ok", ...sanitize(parsed) };
+        if (refusedImport)
+          run.escapes.push({ kind: "import", detail: "a dynamic import() (the engine refused it)" });
+        return run;
       } catch (err) {
         const broken = host.brokenLimit(err, isolate);
         if (broken === "memory_limit") {

@@ -87,6 +87,52 @@ describe("isolate sandbox", () => {
     }
   });
 
+  test("workspace code cannot tell which test calls it: no stack frames, no file names, no request (issue 27)", () => {
+    const probe =
+      'module.exports = () => [String(new Error("where").stack), typeof INPUT, (() => { const o = {}; Error.captureStackTrace(o); return String(o.stack); })()];\n';
+    const check =
+      'const where = require("../src/a.js");\ntest("sees nothing", () => assert.deepEqual(where(), ["Error: where", "undefined", "Error"]));\n';
+    const run = sandbox.run({
+      files: { "src/a.js": probe },
+      tests: [
+        { path: "test/a.test.js", source: check },
+        { path: "test/__hidden__.test.js", source: check },
+      ],
+    });
+    assert.deepEqual(
+      run.tests.map((t) => [t.passed, t.error]),
+      [
+        [true, undefined],
+        [true, undefined],
+      ],
+    );
+    const limit = runSource(
+      'try { Error.stackTraceLimit = 10; } catch (_) {}\nmodule.exports = String(new Error("x").stack);',
+    );
+    assert.equal(limit.tests[0].passed, true);
+  });
+
+  test("import is the engine's to refuse: import( in a comment or a string loads; a statement and a call are recorded (issue 27)", () => {
+    const honest = runSource('// import("fs") is not needed\nconst s = "import(x)";\nmodule.exports = s;');
+    assert.equal(honest.tests[0].passed, true, JSON.stringify(honest));
+    assert.deepEqual(honest.escapes, []);
+    for (const src of ['import fs from "fs";\nmodule.exports = 1;', "module.exports = import.meta;"]) {
+      const run = runSource(src);
+      assert.equal(run.tests[0].passed, false, src);
+      assert.ok(
+        run.escapes.some((e) => e.kind === "import"),
+        `${src}: ${JSON.stringify(run.escapes)}`,
+      );
+    }
+    const called = runSource('const p = import("fs");\nmodule.exports = 1;');
+    assert.equal(called.status, "ok");
+    assert.equal(called.tests[0].passed, true);
+    assert.ok(
+      called.escapes.some((e) => e.kind === "import"),
+      JSON.stringify(called.escapes),
+    );
+  });
+
   test("workspace code cannot rewrite the test runner or its assertions", () => {
     const run = sandbox.run({
       files: {
