@@ -205,13 +205,21 @@ class ProvingEnv(gym.Env[str, ActionLike]):
 
 
 def register_envs() -> list[str]:
-    """Registers ``proving/<world>-v<N>`` for every built-in world (idempotent); returns the ids."""
+    """Registers ``proving/<world>-v<N>`` for every built-in world (idempotent); returns the ids.
+
+    ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point", base_url=...)`` makes
+    the batched :class:`~proving_ground.vector_env.ProvingVectorEnv`."""
     ids = []
     for world in BUILTIN_WORLDS:
         env_id = gym_id(world)
         ids.append(env_id)
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point="proving_ground.gym_env:ProvingEnv", kwargs={"world": world})
+            gym.register(
+                id=env_id,
+                entry_point="proving_ground.gym_env:ProvingEnv",
+                vector_entry_point="proving_ground.vector_env:ProvingVectorEnv",
+                kwargs={"world": world},
+            )
     return ids
 
 
