@@ -96,7 +96,16 @@ describe("admissible actions reach the agent", () => {
 
   test("a world that declares no admissible actions: infra_error, the config at fault, before the agent acts", async () => {
     const agent = listKeeper(3);
-    const record = await runTrial(trialSpec(), { world: toyWorld(), agent });
+    // the toy world, without the admissible actions it declares
+    const toy = toyWorld();
+    const world = {
+      ...toy,
+      create: () => {
+        const env = toy.create();
+        return Object.assign(env, { capabilities: { inspection: env.capabilities.inspection } });
+      },
+    };
+    const record = await runTrial(trialSpec(), { world, agent });
     assert.equal(record.outcome, "infra_error");
     assert.equal(record.fault, "config");
     assert.match(record.reason, /declares none/);
