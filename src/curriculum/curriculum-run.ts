@@ -1,5 +1,5 @@
 import type { ResolvedAgent } from "../agents/resolve.ts";
-import { type Budget, INFRA_OUTCOMES, type TrialRecord } from "../core/contracts.ts";
+import { type Budget, INFRA_OUTCOMES, type TrialRecord, type TrialSpec } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -11,6 +11,7 @@ import type { CurriculumGym } from "./curriculum-gym.ts";
 import type { DifficultyOptions } from "./difficulty-controller.ts";
 import { type CurriculumHistory, MemoryHistory } from "./history.ts";
 import { type HorizonStage, horizonSchedule } from "./horizon-schedule.ts";
+import { checkpointAgent, replayIfRecorded, resumeAgent } from "./learner-checkpoint.ts";
 import { type ProcessSummary, summarizeProcess } from "./process-feedback.ts";
 import { heldoutManifest, regressionManifest, type TaskManifest } from "./regression-manifest.ts";
 import { runSpecs } from "./run-specs.ts";
@@ -285,7 +286,14 @@ export async function runCurriculum(
       : undefined;
   const worlds = [...new Set(space.dynamic.map((e) => e.key.world))].map((w) => gym.world(w));
   const resolved =
-    opts.agent ?? (await gym.resolveAgent(config.agent, { cwd: opts.cwd ?? process.cwd(), worlds }));
+    opts.agent ??
+    (await gym.resolveAgent(config.agent, {
+      cwd: opts.cwd ?? process.cwd(),
+      worlds,
+      // a learner reads and saves its policies in the run's store (issue 25)
+      ...(opts.store ? { policies: opts.store } : {}),
+      now,
+    }));
   const horizon = config.horizon ? horizonSchedule(config.horizon) : undefined;
 
   const createdAt = now().toISOString();
@@ -376,6 +384,32 @@ export async function runCurriculum(
     if (!isInfraRow(row)) state.record(key, row.passed === 1, JSON.parse(row.process));
   }
 
+  // an episode's planned trial (the same when a resume plans it again for a learner)
+  const episodeSpec = (key: TaskKey, seed: number, episodeNumber: number, index: number): TrialSpec => {
+    const budget = horizon ? { ...config.budget, maxSteps: horizon(episodeNumber - 1) } : config.budget;
+    const variant = state.variantOf(key);
+    return plannedSpecs([{ key, ...(variant !== undefined ? { variant } : {}), seed }], {
+      experimentId: config.id,
+      agent: resolved.ref,
+      budget,
+      split: "dynamic",
+      firstIndex: index,
+    })[0];
+  };
+  // --- a learner (issue 25): its policy as checkpointed with that snapshot, and the episodes after it
+  // played again in memory, so it continues with the policy it had (learner-checkpoint.ts)
+  const replay = { registry: runOptions.registry, environment: runOptions.environment, agent: resolved };
+  if (resolved.checkpoint && rows.length)
+    await resumeAgent(resolved, {
+      runId: config.id,
+      rows,
+      snapshot: snap,
+      store: opts.store,
+      replay,
+      specOf: (row, n) => episodeSpec(keyOfRow(row), row.seed, n, row.idx),
+    });
+  let recordedBeforeKill = Boolean(resolved.checkpoint && opts.store);
+
   const evaluated = new Set(
     (await history.evaluations(config.id)).map((e) => `${e.split}@${e.after_episode}`),
   );
@@ -459,16 +493,11 @@ export async function runCurriculum(
     const key = pending ? keyOfRow(pending) : state.nextKey(filter);
     const id = taskKeyId(key);
     const seed = pending ? pending.seed : pooledSeed ? pooledSeed(key) : state.seedFor(key, next);
-    const budget = horizon ? { ...config.budget, maxSteps: horizon(next - 1) } : config.budget;
-    const variant = state.variantOf(key);
     attempt++;
-    const [spec] = plannedSpecs([{ key, ...(variant !== undefined ? { variant } : {}), seed }], {
-      experimentId: config.id,
-      agent: resolved.ref,
-      budget,
-      split: "dynamic",
-      firstIndex: attempt,
-    });
+    const spec = episodeSpec(key, seed, next, attempt);
+    // a trial a killed run recorded before it stored the episode is read back: a learner plays it first
+    if (recordedBeforeKill && opts.store) await replayIfRecorded(config.id, spec, opts.store, replay);
+    recordedBeforeKill = false;
     const [record] = await runSpecs([spec], { ...common, experiment });
     if (!record) {
       interrupted = true;
@@ -498,7 +527,14 @@ export async function runCurriculum(
       generation: JSON.stringify(generationOf(record, gym.world(key.world).verifier)),
     };
     const snapshotDue = !infra && (episode % config.snapshotEvery === 0 || episode === config.episodes);
-    await history.saveEpisode(row, snapshotDue ? state.snapshot() : undefined);
+    // with a learner, the snapshot names its policy (checkpointed in the store)
+    const agent = snapshotDue
+      ? await checkpointAgent(resolved, { runId: config.id, afterEpisode: attempt, now, store: opts.store })
+      : undefined;
+    await history.saveEpisode(
+      row,
+      snapshotDue ? { ...state.snapshot(), ...(agent ? { agent } : {}) } : undefined,
+    );
     if (infra) {
       // retried: the same key and seed, without a draw; the run stops after `infraAttempts` in a row
       pending = row;
@@ -527,7 +563,7 @@ export async function runCurriculum(
     for (const id of [config.id, `${config.id}/regression`, `${config.id}/heldout`])
       if (await opts.store.getExperiment(id)) await opts.store.setExperimentStatus(id, status);
   // the run has ended for its agent (a learner saves its policy)
-  await resolved.finish?.();
+  await resolved.finish?.({ experimentId: config.id });
   const result = await readCurriculum(history, config.id);
   return { ...result, snapshot: state.snapshot(), ranNow, interrupted };
 }
