@@ -142,3 +142,14 @@ def test_ws_error_frames_are_coded(server: Server) -> None:
             env._send("no_such_message")
         assert err.value.code == "UNKNOWN_TYPE" and err.value.status == 400
         assert env.reset(seed=2).task_id  # the connection goes on
+
+
+def test_the_clients_need_no_gymnasium() -> None:
+    code = (
+        "import sys; sys.modules['gymnasium'] = None\n"  # as if the extra were not installed
+        "import proving_ground\n"
+        "assert proving_ground.Client and proving_ground.WsClient and proving_ground.AsyncClient\n"
+    )
+    import sys
+
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -81,3 +81,24 @@ def test_fork_continues_from_the_state(server: Server, kind: type[Client] | type
         # the parent goes on where it was
         rp = env.step({"tool": "close_case", "args": {"case_id": case_id, "resolution": "no_action"}})
         assert rp.done and rp.passed is False
+
+
+def test_async_clients_group_batch_fork(server: Server) -> None:
+    import asyncio
+
+    from proving_ground import AsyncClient, AsyncWsClient
+
+    async def play(kind: type[AsyncClient] | type[AsyncWsClient]) -> list[bool | None]:
+        async with kind(server.url) as env:
+            group = await env.reset(seed=21, family="denied", difficulty=1, group=2)
+            case_id = denied_case(group.episodes[0])
+            a, b = group.episode_ids
+            await env.step_batch([(a, {"tool": "get_approval", "args": {"case_id": case_id}})])
+            forks = await env.fork(1, episode_id=a)
+            close = {"tool": "close_case", "args": {"case_id": case_id, "resolution": "denied"}}
+            ends = await env.step_batch([(a, close), (b, close), (forks[0].episode_id or "", close)])
+            assert (await env.group(group.group_id)).all_passed
+            return [e.passed for e in ends if isinstance(e, StepResult)]
+
+    assert asyncio.run(play(AsyncClient)) == [True, True, True]
+    assert asyncio.run(play(AsyncWsClient)) == [True, True, True]
