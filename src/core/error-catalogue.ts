@@ -435,6 +435,10 @@ export const ERROR_CATALOGUE = {
     fault: "internal",
     meaning: "a curriculum run's stored history misses an episode",
   },
+  curriculum_feedback_failed: {
+    fault: "internal",
+    meaning: "feeding a served episode's result to the served curriculum failed (the server goes on)",
+  },
   invalid_trial_record: {
     fault: "internal",
     meaning: "a trial record that does not match the record schema",

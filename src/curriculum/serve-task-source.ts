@@ -12,7 +12,7 @@
  * advantage to learn from), a mixed group counts each member.
  */
 import type { TrialRecord } from "../core/contracts.ts";
-import { configError, errorMessage, ProvingError } from "../core/errors.ts";
+import { configError, errorMessage, internalError, ProvingError } from "../core/errors.ts";
 import { canonicalJson, hashString } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
 import { quoteInput } from "../core/quote-input.ts";
@@ -256,15 +256,17 @@ export class ServedCurriculum implements TaskSource {
       },
       finished: (record) => {
         if (!settle()) return;
-        if (isInfraOutcome(record.outcome)) this.#infraAttempt(draw, record);
-        else if (group) group.records.push(record);
-        else this.#learn(draw, record);
-        if (group) this.#memberSettled(draw, group);
+        this.#guarded(() => {
+          if (isInfraOutcome(record.outcome)) this.#infraAttempt(draw, record);
+          else if (group) group.records.push(record);
+          else this.#learn(draw, record);
+          if (group) this.#memberSettled(draw, group);
+        });
       },
       abandoned: () => {
         if (!settle()) return;
         this.#abandoned++;
-        if (group) this.#memberSettled(draw, group);
+        if (group) this.#guarded(() => this.#memberSettled(draw, group));
       },
     };
   }
@@ -340,13 +342,28 @@ export class ServedCurriculum implements TaskSource {
   /** Writes a row (with its snapshot) after the ones before it; a failure is reported and the server goes on. */
   #save(row: CurriculumEpisodesTable, snapshot?: CurriculumSnapshot): void {
     this.#writes = this.#writes.then(() =>
-      this.#history.saveEpisode(row, snapshot).catch((err: unknown) => {
-        this.#onError(
-          err instanceof ProvingError
-            ? err
-            : new ProvingError("store_failed", `curriculum ${this.id}: ${errorMessage(err)}`, { cause: err }),
-        );
-      }),
+      this.#history.saveEpisode(row, snapshot).catch((err: unknown) => this.#report(err)),
+    );
+  }
+
+  /** Runs what an episode's report does; a failure is reported and the server goes on (never thrown at it). */
+  #guarded(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#onError(
+        err instanceof ProvingError
+          ? err
+          : internalError("curriculum_feedback_failed", `curriculum ${this.id}: ${errorMessage(err)}`),
+      );
+    }
+  }
+
+  #report(err: unknown): void {
+    this.#onError(
+      err instanceof ProvingError
+        ? err
+        : new ProvingError("store_failed", `curriculum ${this.id}: ${errorMessage(err)}`, { cause: err }),
     );
   }
 
@@ -386,11 +403,7 @@ export class ServedCurriculum implements TaskSource {
     try {
       await this.#history.setStatus(this.id, "interrupted");
     } catch (err) {
-      this.#onError(
-        err instanceof ProvingError
-          ? err
-          : new ProvingError("store_failed", `curriculum ${this.id}: ${errorMessage(err)}`, { cause: err }),
-      );
+      this.#report(err);
     }
   }
 }
