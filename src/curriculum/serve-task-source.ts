@@ -107,7 +107,7 @@ export class ServedCurriculum implements TaskSource {
     this.#verifier = verifier;
     this.#onError =
       opts.onError ??
-      ((err) => process.stderr.write(`proving serve: curriculum history (${err.code}): ${err.message}\n`));
+      ((err) => process.stderr.write(`proving serve: curriculum ${opts.id} (${err.code}): ${err.message}\n`));
     const served = (key: TaskKey) =>
       key.world === opts.served.world && (key.variant ?? undefined) === opts.served.variant;
     this.dynamicFamilies = [...new Set(state.space.dynamic.map((e) => e.key.family))];
