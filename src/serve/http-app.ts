@@ -137,6 +137,9 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
         sessions,
         viewer: viewer(c),
         ...(headerSession ? { headerSession } : {}),
+        // a Streamable-HTTP client's `initialize` (it accepts an event stream, as MCP requires) opens
+        // the MCP session: its id goes back in the header; OpenEnv's JSON-RPC clients open none
+        ...(streamable(c) ? { onSession: (id: string) => c.header("Mcp-Session-Id", id) } : {}),
       }),
     );
   });
@@ -233,6 +236,11 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
   });
 
   return app;
+}
+
+/** A Streamable-HTTP MCP client: it accepts `text/event-stream` replies (MCP requires it to say so). */
+function streamable(c: Context): boolean {
+  return (c.req.header("accept") ?? "").includes("text/event-stream");
 }
 
 /** 405 with a JSON-RPC error, as the MCP SDK's own server answers a method it does not serve. */

@@ -20,6 +20,7 @@ import { readToolCall } from "../protocol/tool-call.ts";
 import type { ToolStep } from "../protocol/tool-step.ts";
 import type { Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
+import { hasResetTool, RESET_TOOL, resetResult, resetToolDescriptor, taskText } from "./mcp-session.ts";
 import { parseResetParams, ServeError, type StepEnvelope } from "./protocol.ts";
 import type { SessionManager } from "./sessions.ts";
 
@@ -34,6 +35,8 @@ export interface McpRpcContext {
   viewer: Viewer;
   /** Over HTTP: the `Mcp-Session-Id` header, the session of a call without `params.session_id`. */
   headerSession?: string;
+  /** Over HTTP: told the id of the session an `initialize` opened (the reply's `Mcp-Session-Id`). */
+  onSession?: (sessionId: string) => void;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -72,17 +75,23 @@ export async function handleMcpRpc(request: unknown, ctx: McpRpcContext): Promis
   if (!isObject(params)) return failure(id, JSON_RPC.invalidParams, "params must be an object");
   try {
     switch (request.method) {
-      case "initialize":
+      case "initialize": {
+        const instructions = await initializeSession(ctx);
         return success(id, {
           protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : "2025-06-18",
           capabilities: { tools: {} },
           serverInfo: { name: ctx.spec.id, version: ctx.spec.id.split("@")[1] ?? "0" },
+          ...(instructions !== undefined ? { instructions } : {}),
         });
+      }
       case "ping":
         return success(id, {});
-      case "tools/list":
-        return success(id, { tools: mcpTools(ctx.spec.tools) as unknown as JsonValue });
+      case "tools/list": {
+        const tools = [...mcpTools(ctx.spec.tools), ...(hasResetTool(ctx.spec) ? [resetToolDescriptor] : [])];
+        return success(id, { tools: tools as unknown as JsonValue });
+      }
       case "tools/call":
+        if (params.name === RESET_TOOL && hasResetTool(ctx.spec)) return await resetCall(id, params, ctx);
         return await toolsCall(id, params, ctx);
       case "openenv/session/create":
         return await sessionCreate(id, params, ctx);
@@ -166,6 +175,49 @@ function toolStep(envelope: StepEnvelope, session: Episode): ToolStep {
     now: typeof meta.now === "number" ? meta.now : null,
     ...(end ? { end } : {}),
   };
+}
+
+/**
+ * An HTTP `initialize` without a live `Mcp-Session-Id` opens a session (an HTTP episode under a new
+ * id, told through `onSession`) on a task the server chooses, and answers its instruction.
+ */
+async function initializeSession(ctx: McpRpcContext): Promise<string | undefined> {
+  if (ctx.session || !ctx.onSession) return undefined;
+  if (ctx.headerSession && ctx.sessions.getHttp(ctx.headerSession)) return undefined;
+  const episodeId = `mcp-${randomUUID()}`;
+  const session = ctx.sessions.createHttp(episodeId);
+  try {
+    const envelope = await session.exclusive(ctx.sessions.clock, () =>
+      session.reset({}, episodeId, ctx.viewer, "mcp"),
+    );
+    ctx.onSession(episodeId);
+    return taskText(envelope.observation);
+  } catch (err) {
+    ctx.sessions.close(session, "reset failed");
+    throw err;
+  }
+}
+
+/** The reset tool: a new episode in the caller's session (its HTTP id stays the session's). */
+async function resetCall(id: JsonRpcId, params: Record<string, unknown>, ctx: McpRpcContext) {
+  const args = params.arguments ?? {};
+  if (!isObject(args)) return failure(id, JSON_RPC.invalidParams, "reset: arguments must be an object");
+  const { seed, family, difficulty, ...rest } = args;
+  if (Object.keys(rest).length > 0) {
+    return failure(
+      id,
+      JSON_RPC.invalidParams,
+      `reset: unknown argument ${quoteInput(Object.keys(rest)[0], 64)}`,
+    );
+  }
+  const reset = parseResetParams({ seed, family, difficulty });
+  const session = sessionOf(params, ctx);
+  if (!isEpisode(session)) return failure(id, session.code, session.message);
+  const episodeId = session.kind === "http" ? session.key : `ep-${randomUUID()}`;
+  const start = () => session.reset(reset, episodeId, ctx.viewer, "mcp");
+  // over WS the caller already holds the session's turn
+  const envelope = ctx.session ? await start() : await session.exclusive(ctx.sessions.clock, start);
+  return success(id, resetResult(envelope));
 }
 
 async function sessionCreate(id: JsonRpcId, params: Record<string, unknown>, ctx: McpRpcContext) {
