@@ -373,6 +373,42 @@ describe("several sessions per client", () => {
   });
 });
 
+test("WS limits: a group past 64 is refused; a connection short of room closes its own ended sessions first", async () => {
+  const server = await startServer({ target: worldTarget(deviceSupport), port: 0, maxSessions: 4 });
+  try {
+    const ws = await WsEpisodeClient.connect(server.url);
+    const big = await ws.sendRaw(JSON.stringify({ type: "reset", data: { seed: 1, group: 65 } }));
+    assert.equal(big.type, "error");
+    assert.equal((big.data as { code: string }).code, "VALIDATION_ERROR");
+    const open = async () => {
+      const reply = await ws.sendRaw(JSON.stringify({ type: "reset", data: { seed: 1, group: 3 } }));
+      assert.equal(reply.type, "reset_group", JSON.stringify(reply));
+      return (reply.data as unknown as { episodes: Entry[] }).episodes;
+    };
+    const members = await open();
+    assert.equal(server.sessions.size, 4);
+    // still running: no room for another group
+    const full = await ws.sendRaw(JSON.stringify({ type: "reset", data: { seed: 1, group: 3 } }));
+    assert.equal((full.data as { code: string }).code, "CAPACITY_REACHED");
+    // ended: their room is taken back for the next group
+    const close = { tool: "close_case", args: { case_id: caseIdOf(members[0]), resolution: "no_action" } };
+    const ended = await ws.sendRaw(
+      JSON.stringify({
+        type: "step_batch",
+        data: { steps: members.map((m) => ({ episode_id: m.episode_id, action: close })) },
+      }),
+    );
+    const results = (ended.data as unknown as { results: Entry[] }).results;
+    assert.ok(results.every((r) => r.done === true));
+    await open();
+    assert.equal(server.sessions.size, 4);
+    await ws.close();
+    await eventually(() => server.sessions.size === 0, 5000, "closed with the connection");
+  } finally {
+    await server.close();
+  }
+});
+
 describe("a group from the curriculum", () => {
   test("a bare group reset draws one curriculum task for every member; the group is judged once", async () => {
     const world = "device-support@1";
