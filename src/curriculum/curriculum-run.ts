@@ -11,7 +11,7 @@ import type { CurriculumGym } from "./curriculum-gym.ts";
 import type { DifficultyOptions } from "./difficulty-controller.ts";
 import { type CurriculumHistory, MemoryHistory } from "./history.ts";
 import { type HorizonStage, horizonSchedule } from "./horizon-schedule.ts";
-import { checkpointAgent, replayIfRecorded, resumeAgent } from "./learner-checkpoint.ts";
+import { checkpointAgent, pruneCheckpoints, replayIfRecorded, resumeAgent } from "./learner-checkpoint.ts";
 import { type ProcessSummary, summarizeProcess } from "./process-feedback.ts";
 import { heldoutManifest, regressionManifest, type TaskManifest } from "./regression-manifest.ts";
 import { runSpecs } from "./run-specs.ts";
@@ -535,6 +535,7 @@ export async function runCurriculum(
       row,
       snapshotDue ? { ...state.snapshot(), ...(agent ? { agent } : {}) } : undefined,
     );
+    if (agent && opts.store) await pruneCheckpoints(opts.store, config.id, agent);
     if (infra) {
       // retried: the same key and seed, without a draw; the run stops after `infraAttempts` in a row
       pending = row;

@@ -1,9 +1,12 @@
 /**
  * A curriculum run with an agent that learns (a learner): its policy is checkpointed with each
- * sampler snapshot (in the store's `policies` table, the snapshot naming it by hash; without a store,
- * inside the snapshot), and a resumed run restores it, then lets the agent play again, in memory, the
- * episodes recorded after that snapshot (same specs, same policy: the same trajectories), so it learns
- * from them in the same order and continues with the policy it had when the run stopped.
+ * sampler snapshot (in the store's `policies` table, the snapshot naming it by hash; the run keeps its
+ * latest checkpoint only), and a resumed run restores it, then lets the agent play again, in memory,
+ * the episodes recorded after that snapshot (same specs, same policy: the same trajectories), so it
+ * learns from them in the same order and continues with the policy it had when the run stopped.
+ * Without a store (a history in memory) nothing is checkpointed: a resume plays every recorded episode
+ * again, from the agent as resolved — exact for a freshly resolved agent (a new process's), not for the
+ * stopped run's own agent object, which already learned from them.
  *
  * What this cannot reproduce: an attempt that ended with an infrastructure outcome after the last
  * snapshot is not played again (it taught the learner nothing, but the random numbers its actions drew
@@ -24,26 +27,27 @@ export type ReplayParts = Pick<RunSpecsOptions, "registry" | "environment" | "ag
 
 const isInfra = (outcome: string) => (INFRA_OUTCOMES as readonly string[]).includes(outcome);
 
-/** The agent's part of a stored snapshot: its policy's hash, and the policy itself when there is no store. */
+/** The agent's part of a stored snapshot: its policy's hash (the policy is in the store). */
 export interface AgentCheckpoint {
   policy: string;
-  state?: LearnerPolicy;
 }
 
+/** The source of a run's checkpoints in the store (`checkpoint@<episode row>`). */
+const CHECKPOINT = "checkpoint@";
+
 /**
- * Checkpoints the agent's policy (nothing for an agent that does not learn): saved to the store as
- * `checkpoint@N` of the run, or carried whole when there is no store.
+ * Checkpoints the agent's policy to the store as `checkpoint@N` of the run (nothing for an agent that
+ * does not learn, or without a store).
  */
 export async function checkpointAgent(
   agent: ResolvedAgent,
   at: { runId: string; afterEpisode: number; now: () => Date; store?: PolicyStore | undefined },
 ): Promise<AgentCheckpoint | undefined> {
   const policy = agent.checkpoint?.();
-  if (!policy) return undefined;
-  if (!at.store) return { policy: policy.hash, state: policy };
+  if (!policy || !at.store) return undefined;
   await at.store.savePolicy(
     storedPolicy(policy, {
-      source: `checkpoint@${at.afterEpisode}`,
+      source: `${CHECKPOINT}${at.afterEpisode}`,
       experimentId: at.runId,
       createdAt: at.now().toISOString(),
     }),
@@ -51,22 +55,27 @@ export async function checkpointAgent(
   return { policy: policy.hash };
 }
 
-/** Restores the agent to a checkpoint (from the store by hash, or carried whole). */
+/** Once the snapshot naming `kept` is stored, the run's earlier checkpoints go (the latest is what a resume reads). */
+export async function pruneCheckpoints(
+  store: PolicyStore,
+  runId: string,
+  kept: AgentCheckpoint,
+): Promise<void> {
+  await store.dropPolicies(runId, CHECKPOINT, [kept.policy]);
+}
+
+/** Restores the agent to a checkpoint (from the store, by hash). */
 export async function restoreAgent(
   agent: ResolvedAgent,
   checkpoint: AgentCheckpoint,
   store: PolicyStore | undefined,
 ): Promise<void> {
-  let policy = checkpoint.state;
-  if (!policy) {
-    if (!store)
-      throw configError(
-        "unknown_policy",
-        `the run's snapshot names the policy ${checkpoint.policy}, kept in the store: resume with the run's --store`,
-      );
-    policy = (await store.getPolicy(checkpoint.policy)).policy as unknown as LearnerPolicy;
-  }
-  agent.restoreCheckpoint?.(policy);
+  if (!store)
+    throw configError(
+      "unknown_policy",
+      `the run's snapshot names the policy ${checkpoint.policy}, kept in the store: resume with the run's --store`,
+    );
+  agent.restoreCheckpoint?.((await store.getPolicy(checkpoint.policy)).policy as unknown as LearnerPolicy);
 }
 
 /** One recorded episode to play again: its spec as the run planned it, and the outcome it recorded. */

@@ -23,6 +23,7 @@ import {
   takeLease,
 } from "./leases.ts";
 import {
+  deletePolicies,
   findPolicy,
   insertPolicy,
   listPolicyRows,
@@ -541,6 +542,12 @@ export class KyselyStore implements Store {
 
   listPolicies(): Promise<PolicySummary[]> {
     return this.#run("listPolicies", () => listPolicyRows(this.#db));
+  }
+
+  dropPolicies(experimentId: string, sourcePrefix: string, keep: readonly string[]): Promise<number> {
+    return this.#run("dropPolicies", () =>
+      this.#write((trx) => deletePolicies(trx, experimentId, sourcePrefix, keep)),
+    );
   }
 
   async close(): Promise<void> {

@@ -45,6 +45,12 @@ export interface PolicyStore {
   getPolicy(id: string): Promise<StoredPolicy>;
   /** Every stored policy, oldest first (by creation time, then hash), without its parameters. */
   listPolicies(): Promise<PolicySummary[]>;
+  /**
+   * Deletes the policies an experiment saved with a source starting with `sourcePrefix` (a curriculum
+   * run's `checkpoint@`), except those whose hash is in `keep`; returns how many. Rows another
+   * experiment saved first (the same content) are not the experiment's, and stay.
+   */
+  dropPolicies(experimentId: string, sourcePrefix: string, keep: readonly string[]): Promise<number>;
 }
 
 /** The shortest hash prefix a policy may be named by. */
@@ -133,4 +139,24 @@ export async function listPolicyRows(db: Kysely<StoreDatabase>): Promise<PolicyS
     a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.hash < b.hash ? -1 : 1,
   );
   return rows.map(summaryFromRow);
+}
+
+export async function deletePolicies(
+  trx: Kysely<StoreDatabase>,
+  experimentId: string,
+  sourcePrefix: string,
+  keep: readonly string[],
+): Promise<number> {
+  const rows = await trx
+    .selectFrom("policies")
+    .select(["hash", "source"])
+    .where("experiment_id", "=", experimentId)
+    .execute();
+  // compared here, not with `like`: a prefix may hold the pattern characters `%` and `_`
+  const drop = rows
+    .filter((r) => r.source.startsWith(sourcePrefix) && !keep.includes(r.hash))
+    .map((r) => r.hash);
+  if (!drop.length) return 0;
+  await trx.deleteFrom("policies").where("hash", "in", drop).execute();
+  return drop.length;
 }

@@ -80,15 +80,16 @@ test("stopped after K episodes and resumed, a learner ends with the policy of an
     const cut = await run("cut", history, store, 6); // snapshot after 4: episodes 5-6 are played again
     assert.equal(cut.result.interrupted, true);
     assert.equal(cut.result.episodes.length, 6);
+    // the store holds the stopped run's latest checkpoint (the one its last snapshot names), no earlier
+    // one, and the policy it stopped with (its end saves it)
+    const held = (await store.listPolicies()).filter((p) => p.experimentId === "cut");
+    assert.deepEqual(held.map((p) => p.source).sort(), ["checkpoint@4", "run"]);
+    assert.equal(held.find((p) => p.source === "run")?.history.updates, 6);
     const resumed = await run("cut", history, store);
     assert.equal(resumed.result.ranNow, EPISODES - 6);
     assert.equal(resumed.policy.hash, clean.policy.hash, "the same final policy");
     assert.deepEqual(view(resumed.result), view(clean.result));
 
-    // the checkpoints are in the store (content-addressed: the cut run's equal the clean run's, which
-    // saved them first)
-    const stored = await store.listPolicies();
-    assert.ok(stored.some((p) => p.source === "checkpoint@4" && p.experimentId === "clean"));
     // the last episode's snapshot checkpointed the final policy (so the run's end adds no row)
     const final = await store.getPolicy(clean.policy.hash);
     assert.deepEqual([final.source, final.experimentId], [`checkpoint@${EPISODES}`, "clean"]);
@@ -98,7 +99,7 @@ test("stopped after K episodes and resumed, a learner ends with the policy of an
   }
 });
 
-test("without a store, the snapshot carries the policy: the same resume in memory", async () => {
+test("without a store, a resume plays every recorded episode again for a fresh agent: the same policy", async () => {
   const history = new MemoryHistory();
   const clean = await run("clean", new MemoryHistory(), undefined);
   await run("cut", history, undefined, 9);

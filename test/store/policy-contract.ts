@@ -52,13 +52,28 @@ export function policyContract(name: string, target: StoreTarget, skip: false | 
           "bad_policy",
           "config",
         );
+        // a run's checkpoints but the kept ones are dropped; other runs' and other sources' stay
+        const c = (hash: string, source: string, experimentId = "cur") =>
+          policy(hash, "2026-01-03T00:00:00.000Z", { source, experimentId });
+        for (const p of [
+          c("c0000001", "checkpoint@10"),
+          c("c0000002", "checkpoint@20"),
+          c("c0000003", "run"),
+        ])
+          await store.savePolicy(p);
+        await store.savePolicy(c("c0000004", "checkpoint@10", "other"));
+        assert.equal(await store.dropPolicies("cur", "checkpoint@", ["c0000002"]), 1);
+        assert.deepEqual(
+          (await store.listPolicies()).filter((p) => p.hash.startsWith("c")).map((p) => p.hash),
+          ["c0000002", "c0000003", "c0000004"],
+        );
       } finally {
         await store.close();
       }
       // it is there after the store is opened again
       const again = await openStore(location);
       try {
-        assert.equal((await again.listPolicies()).length, 2);
+        assert.equal((await again.listPolicies()).length, 5);
       } finally {
         await again.close();
       }
