@@ -43,12 +43,14 @@ interface Group {
   members: GroupMember[];
 }
 
-/** Groups this many times the session cap are kept (each holds only its members' bookkeeping). */
+/** Group members kept, as a multiple of the session cap (each holds only its episode's bookkeeping). */
 export const GROUPS_KEPT_PER_SESSION = 4;
 
 export class GroupRegistry {
   private readonly groups = new Map<string, Group>();
+  private members = 0;
 
+  /** `capacity`: the most members kept over all groups (the newest groups' are). */
   constructor(private readonly capacity: number) {}
 
   /** A new group's id. */
@@ -59,10 +61,12 @@ export class GroupRegistry {
   /** Registers group `id`, whose members were just reset on task `taskId`. */
   add(id: string, taskId: string, members: GroupMember[]): void {
     this.groups.set(id, { taskId, members });
-    // the oldest groups go first (a Map iterates in insertion order)
-    for (const old of this.groups.keys()) {
-      if (this.groups.size <= this.capacity) break;
+    this.members += members.length;
+    // the oldest groups go first (a Map iterates in insertion order); the newest always stays
+    for (const [old, group] of this.groups) {
+      if (this.members <= this.capacity || old === id) break;
       this.groups.delete(old);
+      this.members -= group.members.length;
     }
   }
 
