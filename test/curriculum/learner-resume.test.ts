@@ -6,10 +6,12 @@
  * hash, episodes and evaluations as an uninterrupted run.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import Database from "better-sqlite3";
 import type { ResolvedAgent } from "../../src/agents/resolve.ts";
 import {
   type CurriculumHistory,
@@ -20,7 +22,9 @@ import {
 } from "../../src/curriculum/index.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { runCli } from "../support/cli.ts";
 import { SPLIT } from "./fixtures/split.ts";
+import { CLI_BIN, splitYaml } from "./support.ts";
 
 const gym = defaultGym();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cur-learner-resume-"));
@@ -106,4 +110,66 @@ test("without a store, a resume plays every recorded episode again for a fresh a
   const resumed = await run("cut", history, undefined);
   assert.equal(resumed.policy.hash, clean.policy.hash);
   assert.deepEqual(view(resumed.result), view(clean.result));
+});
+
+test("killed with SIGKILL mid-run and resumed over the CLI, the learner ends with an uninterrupted run's policy", async () => {
+  const store = path.join(dir, "cli.db");
+  const splits = path.join(dir, "splits.yaml");
+  fs.writeFileSync(splits, splitYaml("learner-resume"));
+  const args = (id: string) => [
+    "curriculum",
+    "run",
+    "--agent",
+    `learner:q?seed=2&eps=0.3&save=${id}.json`,
+    "--episodes",
+    "16",
+    "--eval-every",
+    "8",
+    "--snapshot-every",
+    "5",
+    "--max-steps",
+    "30",
+    "--seed",
+    "4",
+    "--splits",
+    splits,
+    "--id",
+    id,
+    "--store",
+    store,
+    "--json",
+  ];
+  const hashOf = (id: string) => JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), "utf8")).hash;
+  const clean = await runCli(args("clean"), { cwd: dir });
+  assert.equal(clean.code, 0, clean.stderr);
+
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const child = spawn(process.execPath, [CLI_BIN, ...args("killed")], { cwd: dir, env, stdio: "ignore" });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const stored = () => {
+    if (!fs.existsSync(store)) return 0;
+    const db = new Database(store, { readonly: true, fileMustExist: true });
+    try {
+      return (
+        db.prepare("select count(*) as n from curriculum_episodes where run_id = 'killed'").get() as {
+          n: number;
+        }
+      ).n;
+    } catch {
+      return 0;
+    } finally {
+      db.close();
+    }
+  };
+  const deadline = Date.now() + 60_000;
+  while (stored() < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  child.kill("SIGKILL");
+  await exited;
+  const cut = stored();
+  assert.ok(cut >= 7 && cut < 16, `killed after ${cut} episodes`);
+  assert.equal(fs.existsSync(path.join(dir, "killed.json")), false, "the killed run saved nothing");
+
+  const resumed = await runCli(args("killed"), { cwd: dir });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(hashOf("killed"), hashOf("clean"), `killed after ${cut} episodes, resumed: the same policy`);
 });
