@@ -6,6 +6,7 @@
  */
 import type { EnvSpec } from "../core/contracts.ts";
 import type { JsonObject } from "../core/json.ts";
+import { MAX_BATCH_STEPS, MAX_GROUP_SIZE } from "./batch-protocol.ts";
 import { SERVE_PROTOCOL, schemaDoc } from "./describe.ts";
 import type { ServeTarget } from "./target.ts";
 
@@ -73,6 +74,41 @@ export function openApiDoc(target: ServeTarget, spec: EnvSpec, serverVersion: st
           responses: { "200": { description: "closed" }, ...errors },
         },
       },
+      "/step_batch": {
+        post: {
+          summary:
+            "Steps of many episodes in one request (<= 256): answers in order, each entry's error its own",
+          requestBody: { required: true, content: json(ref("StepBatchRequest")) },
+          responses: {
+            "200": { description: "the entries' results, in order", content: json(ref("StepBatchReply")) },
+            ...errors,
+          },
+        },
+      },
+      "/fork": {
+        post: {
+          summary: "n new episodes continuing one from its current state (saved and restored, not replayed)",
+          requestBody: {
+            required: true,
+            content: json({
+              type: "object",
+              properties: {
+                episode_id: { type: "string" },
+                n: { type: "integer", minimum: 1, maximum: MAX_GROUP_SIZE },
+              },
+              required: ["episode_id", "n"],
+            }),
+          },
+          responses: { "200": { description: "the forks", content: json(ref("Episodes")) }, ...errors },
+        },
+      },
+      "/group": {
+        get: {
+          summary: "How the members of a group reset ended (all_passed / all_failed)",
+          parameters: [{ name: "group_id", in: "query", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "the group's results" }, ...errors },
+        },
+      },
       "/mcp": {
         post: {
           summary:
@@ -129,6 +165,13 @@ export function openApiDoc(target: ServeTarget, spec: EnvSpec, serverVersion: st
             episode_id: { type: "string", maxLength: 255 },
             family: { type: "string" },
             difficulty: { type: "integer" },
+            admissible: { type: "boolean", description: "answer metadata.admissible_actions" },
+            group: {
+              type: "integer",
+              minimum: 1,
+              maximum: MAX_GROUP_SIZE,
+              description: "open this many episodes on the identical task: answers {group_id, episodes}",
+            },
           },
         },
         StepRequest: {
@@ -138,8 +181,59 @@ export function openApiDoc(target: ServeTarget, spec: EnvSpec, serverVersion: st
             action: ref("Action"),
             timeout_s: { type: "number" },
             request_id: { type: "string" },
+            admissible: { type: "boolean", description: "answer metadata.admissible_actions" },
           },
           required: ["episode_id", "action"],
+        },
+        StepBatchRequest: {
+          type: "object",
+          properties: {
+            steps: {
+              type: "array",
+              maxItems: MAX_BATCH_STEPS,
+              items: {
+                type: "object",
+                properties: {
+                  episode_id: { type: "string" },
+                  action: ref("Action"),
+                  admissible: { type: "boolean" },
+                },
+                required: ["episode_id", "action"],
+              },
+            },
+          },
+          required: ["steps"],
+        },
+        StepBatchReply: {
+          type: "object",
+          properties: {
+            results: {
+              type: "array",
+              items: {
+                oneOf: [
+                  { allOf: [ref("StepEnvelope"), { type: "object", required: ["episode_id"] }] },
+                  {
+                    type: "object",
+                    properties: {
+                      episode_id: { type: "string" },
+                      error: {
+                        type: "object",
+                        properties: { code: { type: "string" }, message: { type: "string" } },
+                      },
+                    },
+                    required: ["episode_id", "error"],
+                  },
+                ],
+              },
+            },
+          },
+        },
+        Episodes: {
+          type: "object",
+          properties: {
+            group_id: { type: "string" },
+            episodes: { type: "array", items: ref("StepEnvelope") },
+          },
         },
         StepEnvelope: {
           type: "object",
