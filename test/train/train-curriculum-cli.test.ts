@@ -132,7 +132,7 @@ test("proving train curriculum: curves per evaluation, strategy and seed; unifor
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test("proving train curriculum refuses an unknown strategy and a seed in --learner-options", async () => {
+test("proving train curriculum refuses an unknown strategy, a seed in --learner-options, a target past 1", async () => {
   const bad = await runCli([
     "train",
     "curriculum",
@@ -153,4 +153,7 @@ test("proving train curriculum refuses an unknown strategy and a seed in --learn
   ]);
   assert.equal(seeded.code, 2);
   assert.match(seeded.stderr, /the seed is each run's/);
+  const target = await runCli(["train", "curriculum", "--target", "80", "--store", "/nonexistent/x.db"]);
+  assert.equal(target.code, 2);
+  assert.match(target.stderr, /--target is a pass rate/);
 });

@@ -204,6 +204,8 @@ export async function trainCurriculumCommand(flags: TrainCurriculumFlags, gym: G
     if (!Number.isInteger(n)) throw configError("bad_flag", `--seeds: "${s}" is not an integer`);
     return n;
   });
+  if (!(flags.target > 0 && flags.target <= 1))
+    throw configError("bad_flag", `--target is a pass rate in (0, 1], got ${flags.target}`);
   if (flags.learner !== "q" && flags.learner !== "pg")
     throw configError("bad_flag", `--learner must be q or pg, got "${flags.learner}"`);
   const extra = new URLSearchParams(flags.learnerOptions ?? "");
