@@ -1,4 +1,7 @@
-import { Worker } from "node:worker_threads";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type {
   Agent,
   AgentAction,
@@ -8,93 +11,242 @@ import type {
   TrialRecordSummary,
 } from "../core/contracts.ts";
 import { TrialEnd } from "../core/trial-end.ts";
+import { agentEnvironment } from "./cmd/child-env.ts";
+import { PrivateDir } from "./cmd/private-dir.ts";
+import { sandboxCommand } from "./cmd/sandbox.ts";
 
-/** Limits of the worker thread a module agent runs in. */
+/**
+ * The files an agent module is made of: the module and every local file its static imports reach
+ * (esbuild's import graph; packages are read from the gym's node_modules). Its process may read
+ * these and its own directory, nothing else of the host's files. A module esbuild cannot read gives
+ * just itself (loading it then says what is wrong).
+ */
+export async function moduleFiles(file: string): Promise<string[]> {
+  try {
+    const { build } = await import("esbuild");
+    const result = await build({
+      entryPoints: [file],
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      logLevel: "silent",
+      absWorkingDir: path.dirname(file),
+    });
+    return Object.keys(result.metafile?.inputs ?? {}).map((f) => path.resolve(path.dirname(file), f));
+  } catch {
+    return [file];
+  }
+}
+
+/** Limits of the process a module agent runs in. */
 export interface ModuleAgentLimits {
-  /** V8 old-generation heap of the agent's thread, in MiB (default 256). ArrayBuffers are not counted. */
+  /** V8 old-generation heap of the agent's process, in MiB (default 256). */
   maxHeapMb?: number;
-  /** How long `end()` may take before the thread is stopped anyway (default 1000 ms). */
+  /**
+   * Everything the process allocates (its data segment, `RLIMIT_DATA`: the heap, Buffers and
+   * ArrayBuffers included), in MiB (default 1024). An allocation past it fails in the agent.
+   */
+  maxMemoryMb?: number;
+  /** How long `end()` may take before the process is stopped anyway (default 1000 ms). */
   endGraceMs?: number;
 }
 
+/** Where the module agent's process runs: its environment and its sandbox. */
+export interface ModuleAgentPlacement {
+  /** The gym's environment: only the allowlist (`PATH`, locale…) and `passEnv` reach the agent. */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Variables passed by name (`--agent-env`). */
+  passEnv?: readonly string[];
+  /** Run under bubblewrap (this path): own PID, IPC, UTS and network namespaces; nothing of the host but the system and the agent's files. */
+  bwrap?: string;
+  /** More host paths the agent may read (`PROVING_AGENT_READ`). */
+  readOnly?: readonly string[];
+  /** The module's own files (what it imports, `moduleFiles`): readable besides its directory. */
+  files?: readonly string[];
+}
+
 const DEFAULT_HEAP_MB = 256;
+const DEFAULT_MEMORY_MB = 1024;
 const DEFAULT_END_GRACE_MS = 1000;
 /** How long loading (importing) the module at resolve time may take. */
 const LOAD_TIMEOUT_MS = 30_000;
+/** The last characters of the process's stderr kept to explain its death. */
+const STDERR_TAIL = 4096;
 
 type Reply =
-  | { type: "loaded"; id: string }
+  | { type: "loaded"; agent: string }
   | { type: "bad"; problem: "no_default" | "not_agent" }
   | { type: "started" }
   | { type: "action"; json: string }
   | { type: "ended" }
   | { type: "error"; message: string };
 
-/** The worker script: plain JavaScript beside this file, in the source and in `dist/` alike. */
-const WORKER_URL = new URL("./module-worker.mjs", import.meta.url);
+/** The process's script: plain JavaScript beside this file, in the source and in `dist/` alike. */
+const SCRIPT = fileURLToPath(new URL("./module-process.mjs", import.meta.url));
+
+/** `s` as one word of a POSIX shell command line. */
+const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The node_modules the gym's own packages (tsx, for a `.ts` agent) load from. */
+function packagesDir(): string | undefined {
+  try {
+    const tsx = createRequire(import.meta.url).resolve("tsx/package.json");
+    return tsx.slice(0, tsx.lastIndexOf(`${path.sep}node_modules${path.sep}`) + "/node_modules".length);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * One worker thread running one agent module: requests go in as structured-clone copies, replies
- * come back one per request, in order. A thread that dies (exit, uncaught exception, unhandled
- * rejection, out of memory) fails the request it was answering, and every later one, with the
- * reason — as an `agent_error` of the trial, never a crash of the runner.
+ * One process running one agent module for a run: every session of the run plays in it, so what the
+ * agent keeps in module state carries from one episode to the next (an agent that learns). Requests
+ * go in as JSON copies, each answered once (by id). The process sees a scrubbed environment, reads
+ * only its module's directory, the gym's packages and the system (Node's permission model: no
+ * writes, no child processes, no workers; under bubblewrap also no network and no view of the
+ * runner), and its allocations are capped (`RLIMIT_DATA`). A process that dies (exit, uncaught
+ * exception, unhandled rejection, out of memory) fails the requests it was answering with the
+ * reason — the trials' `agent_error`, never a crash of the runner — and the next session starts a
+ * fresh one.
  */
-class AgentThread {
-  readonly #worker: Worker;
-  readonly #waiting: Array<{ resolve: (r: Reply) => void; reject: (e: unknown) => void }> = [];
+class AgentProcess {
+  readonly #child: ChildProcess;
+  readonly #dir: PrivateDir;
+  readonly #waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: unknown) => void }>();
+  #nextId = 1;
   #dead: TrialEnd | undefined;
+  #fatal: string | undefined;
+  #stderr = "";
   #stopped = false;
 
-  constructor(file: string, limits: ModuleAgentLimits) {
-    this.#worker = new Worker(WORKER_URL, {
-      workerData: { file },
-      // not the runner's flags (a loader like tsx makes every thread slow to start); the worker
-      // imports a .ts agent through tsx by itself
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb ?? DEFAULT_HEAP_MB },
-      stdout: false,
-      stderr: false,
+  constructor(file: string, limits: ModuleAgentLimits, placement: ModuleAgentPlacement) {
+    this.#dir = new PrivateDir();
+    const heap = limits.maxHeapMb ?? DEFAULT_HEAP_MB;
+    const memory = limits.maxMemoryMb ?? DEFAULT_MEMORY_MB;
+    const packages = packagesDir();
+    const readable = [
+      ...new Set([
+        this.#dir.path,
+        path.dirname(file),
+        ...(placement.files ?? []),
+        SCRIPT,
+        ...(packages ? [packages] : []),
+        ...(placement.readOnly ?? []),
+      ]),
+    ];
+    const node = [
+      process.execPath,
+      `--max-old-space-size=${heap}`,
+      "--experimental-permission",
+      ...readable.map((p) => `--allow-fs-read=${p}`),
+      "--disable-warning=ExperimentalWarning",
+      SCRIPT,
+      file,
+    ];
+    // the data limit counts what the V8 heap limit does not (Buffers, ArrayBuffers)
+    const command = `ulimit -d ${memory * 1024} && exec ${node.map(shellWord).join(" ")}`;
+    const run = sandboxCommand(command, {
+      bwrap: placement.bwrap,
+      workDir: this.#dir.path,
+      readOnly: readable,
+      network: false,
     });
-    this.#worker.unref();
-    this.#worker.on("message", (reply: Reply) => {
-      this.#waiting.shift()?.resolve(reply);
-      if (this.#waiting.length === 0) this.#worker.unref();
+    const env = agentEnvironment(placement.baseEnv ?? {}, placement.passEnv ?? [], this.#dir.path, {
+      TSX_DISABLE_CACHE: "1",
     });
-    this.#worker.on("error", (err: Error & { code?: string }) =>
+    this.#child = spawn(run.file, run.args, {
+      cwd: this.#dir.path,
+      env,
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "json",
+      detached: true, // its own process group: stopped as one
+    });
+    this.#child.stderr?.setEncoding("utf8");
+    this.#child.stderr?.on("data", (d: string) => {
+      this.#stderr = (this.#stderr + d).slice(-STDERR_TAIL);
+    });
+    this.#child.on("message", (reply: Reply & { id?: number; message?: string }) => {
+      if (reply.type === ("fatal" as string)) {
+        this.#fatal = reply.message;
+        return;
+      }
+      if (reply.id === undefined) return;
+      const waiter = this.#waiting.get(reply.id);
+      this.#waiting.delete(reply.id);
+      waiter?.resolve(reply);
+      this.#idle();
+    });
+    this.#child.on("error", (err) => this.#die(`the agent's process failed: ${err.message}`));
+    this.#child.on("exit", (code, signal) => {
+      this.#dir.remove();
+      if (this.#stopped) return this.#die("the agent's process was stopped");
+      if (this.#fatal) return this.#die(`the agent crashed: ${this.#fatal}`);
+      if (/heap out of memory|Allocation failed/i.test(this.#stderr))
+        return this.#die(`the agent ran out of memory (its heap limit is ${heap} MiB)`);
+      const said = this.#stderr.trim().split("\n").slice(-3).join(" ").slice(-300);
       this.#die(
-        err.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? `the agent ran out of memory (its heap limit is ${limits.maxHeapMb ?? DEFAULT_HEAP_MB} MiB)`
-          : `the agent crashed: ${err.message ?? String(err)}`,
-      ),
-    );
-    this.#worker.on("exit", (code) =>
-      this.#die(this.#stopped ? "the agent's thread was stopped" : `the agent exited (code ${code})`),
-    );
+        `the agent exited (${signal ? `signal ${signal}` : `code ${code}`})${said ? `: ${said}` : ""}`,
+      );
+    });
+    this.#idle();
   }
 
-  #die(reason: string): void {
-    this.#dead ??= new TrialEnd("agent_error", reason, "agent");
-    for (const w of this.#waiting.splice(0)) w.reject(this.#dead);
+  get dead(): boolean {
+    return this.#dead !== undefined;
+  }
+
+  /** An idle process does not keep the runner alive. */
+  #idle(): void {
+    if (this.#waiting.size > 0) return;
+    this.#child.unref();
+    (this.#child.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  #die(reason: string | TrialEnd): void {
+    this.#dead ??= typeof reason === "string" ? new TrialEnd("agent_error", reason, "agent") : reason;
+    for (const w of this.#waiting.values()) w.reject(this.#dead);
+    this.#waiting.clear();
   }
 
   request(msg: Record<string, unknown>): Promise<Reply> {
     if (this.#dead) return Promise.reject(this.#dead);
+    const id = this.#nextId++;
     return new Promise<Reply>((resolve, reject) => {
-      this.#waiting.push({ resolve, reject });
-      this.#worker.ref(); // a pending answer keeps the process alive; an idle thread does not
+      this.#waiting.set(id, { resolve, reject });
+      this.#child.ref(); // a pending answer keeps the runner alive
+      (this.#child.channel as { ref?: () => void } | undefined)?.ref?.();
       try {
-        this.#worker.postMessage(msg);
+        this.#child.send({ id, ...msg }, (err) => {
+          if (!err) return;
+          // the channel closed: the process is exiting, and its exit says why (else this does)
+          setTimeout(() => {
+            if (!this.#waiting.delete(id)) return;
+            reject(new TrialEnd("agent_error", `cannot hand the agent its input: ${String(err)}`, "agent"));
+          }, 1000).unref();
+        });
       } catch (err) {
-        this.#waiting.pop();
-        reject(new TrialEnd("agent_error", `cannot hand the agent its input: ${String(err)}`, "internal"));
+        this.#waiting.delete(id);
+        reject(new TrialEnd("agent_error", `cannot hand the agent its input: ${String(err)}`, "agent"));
       }
     });
   }
 
-  /** Stops the thread (whatever it is doing: a synchronous loop included). */
-  stop(): Promise<void> {
+  /**
+   * Stops the process and everything in its process group (whatever it is doing); `why` is what the
+   * requests still waiting end with (default: an `agent_error`, the process was stopped).
+   */
+  stop(why?: TrialEnd): void {
+    if (this.#stopped) return;
     this.#stopped = true;
-    return this.#worker.terminate().then(() => undefined);
+    if (why) this.#die(why);
+    const pid = this.#child.pid;
+    try {
+      if (pid !== undefined) process.kill(-pid, "SIGKILL");
+    } catch {
+      this.#child.kill("SIGKILL");
+    }
   }
 }
 
@@ -105,26 +257,91 @@ const failed = (reply: Reply, during: string): TrialEnd =>
     "agent",
   );
 
+/** The agent's process for a run, loaded (started again when the last one died). */
+class ModuleHost {
+  #process: AgentProcess | undefined;
+  #loaded: Promise<Reply> | undefined;
+  #sessions = 0;
+
+  constructor(
+    readonly file: string,
+    readonly limits: ModuleAgentLimits,
+    readonly placement: ModuleAgentPlacement,
+  ) {}
+
+  /** The live process (a fresh one when there is none or it died) and its module's loading. */
+  #live(): { proc: AgentProcess; loaded: Promise<Reply> } {
+    if (!this.#process || this.#process.dead || !this.#loaded) {
+      this.#process = new AgentProcess(this.file, this.limits, this.placement);
+      this.#loaded = this.#process.request({ type: "load" });
+    }
+    return { proc: this.#process, loaded: this.#loaded };
+  }
+
+  /** The live process, its module loaded. */
+  async ready(): Promise<AgentProcess> {
+    const { proc, loaded } = this.#live();
+    const reply = await loaded;
+    if (reply.type !== "loaded") throw failed(reply, "loading the module");
+    return proc;
+  }
+
+  /** What loading the module answered (within LOAD_TIMEOUT_MS). */
+  async probe(): Promise<Reply> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.#live().loaded,
+        new Promise<Reply>((resolve) => {
+          timer = setTimeout(
+            () => resolve({ type: "error", message: `loading took more than ${LOAD_TIMEOUT_MS} ms` }),
+            LOAD_TIMEOUT_MS,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  nextSession(): number {
+    return ++this.#sessions;
+  }
+
+  stop(why?: TrialEnd): void {
+    this.#process?.stop(why);
+    this.#process = undefined;
+    this.#loaded = undefined;
+  }
+}
+
 /**
- * A session in its own thread. The module's `start(episode)` runs when the first observation
- * arrives (so the session exists, and the thread is stopped by `end()`, however the trial ends).
+ * A session played in the agent's process. The module's `start(episode)` runs when the first
+ * observation arrives. An `end()` the process does not answer in time (it is stuck: a synchronous
+ * loop) stops the process; the next session starts a fresh one.
  */
 class IsolatedSession implements AgentSession {
-  readonly #thread: AgentThread;
+  readonly #host: ModuleHost;
+  readonly #session: number;
   readonly #grace: number;
+  #process: AgentProcess | undefined;
   #started: Promise<void> | undefined;
   #episode: EpisodeInfo | undefined;
 
-  constructor(file: string, episode: EpisodeInfo, limits: ModuleAgentLimits) {
-    this.#thread = new AgentThread(file, limits);
+  constructor(host: ModuleHost, episode: EpisodeInfo) {
+    this.#host = host;
+    this.#session = host.nextSession();
     this.#episode = episode;
-    this.#grace = limits.endGraceMs ?? DEFAULT_END_GRACE_MS;
+    this.#grace = host.limits.endGraceMs ?? DEFAULT_END_GRACE_MS;
   }
 
   async #start(): Promise<void> {
-    const loaded = await this.#thread.request({ type: "load" });
-    if (loaded.type !== "loaded") throw failed(loaded, "loading the module");
-    const started = await this.#thread.request({ type: "start", episode: this.#episode });
+    this.#process = await this.#host.ready();
+    const started = await this.#process.request({
+      type: "start",
+      session: this.#session,
+      episode: this.#episode,
+    });
     this.#episode = undefined;
     if (started.type !== "started") throw failed(started, "start()");
   }
@@ -132,66 +349,78 @@ class IsolatedSession implements AgentSession {
   async act(observation: Observation): Promise<AgentAction> {
     this.#started ??= this.#start();
     await this.#started;
-    const reply = await this.#thread.request({ type: "act", observation });
+    const reply = await this.#process!.request({ type: "act", session: this.#session, observation });
     if (reply.type !== "action") throw failed(reply, "act()");
     return JSON.parse(reply.json) as AgentAction;
   }
 
   async end(summary: TrialRecordSummary): Promise<void> {
-    try {
-      if (this.#started) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          this.#started.then(() => this.#thread.request({ type: "end", summary })),
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, this.#grace);
-          }),
-        ]).finally(() => clearTimeout(timer));
-      }
-    } catch {
-      // the agent's end() failing changes nothing
-    } finally {
-      await this.#thread.stop();
-    }
+    if (!this.#started) return;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      this.#started
+        .then(() => this.#process!.request({ type: "end", session: this.#session, summary }))
+        .then(
+          () => true,
+          () => true, // the agent's end() failing changes nothing
+        ),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), this.#grace);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    // stuck (a synchronous loop, a blocking wait): its other episodes in flight could not be answered either
+    if (!answered)
+      this.#host.stop(
+        new TrialEnd(
+          "timeout",
+          "wall-clock timeout during act(): the agent's process stopped answering (stuck in one of its episodes) and was stopped",
+        ),
+      );
   }
 }
 
-/**
- * A module agent that runs out of the runner's reach: each episode gets a fresh worker thread
- * (its own heap, capped; its own globals) that imports the module and plays one session. It is
- * handed copies (the episode, each observation) and its actions come back as JSON text, so it can
- * neither change what the runner, the world or other trials see, nor what is recorded; `process.exit`,
- * an uncaught exception, an unhandled rejection or running out of memory end only its thread, and
- * its trial as `agent_error`; a call that never returns (a synchronous loop included) is stopped at
- * the trial's deadline (`timeout`).
- */
-export function isolatedModuleAgent(id: string, file: string, limits: ModuleAgentLimits = {}): Agent {
-  return { id, start: (episode) => new IsolatedSession(file, episode, limits) };
+/** A module agent played in a process of its own; `stop()` ends the process (the run is over). */
+export interface IsolatedModuleAgent extends Agent {
+  stop(): void;
 }
 
-/** What loading an agent module in a thread of its own found. */
+/**
+ * A module agent that runs out of the runner's reach: one process per agent and run (see
+ * `AgentProcess`), which imports the module once and plays every session. It is handed copies (the
+ * episode, each observation) and its actions come back as JSON text, so it can neither change what
+ * the runner, the world or other trials see, nor what is recorded; `process.exit`, an uncaught
+ * exception, an unhandled rejection or running out of memory end only its process, and its trials in
+ * flight as `agent_error`; a call that never returns (a synchronous loop included) is stopped at the
+ * trial's deadline (`timeout`).
+ */
+export function isolatedModuleAgent(
+  id: string,
+  file: string,
+  limits: ModuleAgentLimits = {},
+  placement: ModuleAgentPlacement = {},
+): IsolatedModuleAgent {
+  const host = new ModuleHost(file, limits, placement);
+  return { id, start: (episode) => new IsolatedSession(host, episode), stop: () => host.stop() };
+}
+
+/** What loading an agent module in a process of its own found. */
 export type ModuleProbe =
   | { ok: true; id: string }
   | { ok: false; problem: "no_default" | "not_agent" | "load_failed"; message: string };
 
 /**
- * Imports an agent module in a throwaway thread to check it is one (its default export has
- * `start`) and read its `id`, without running its code on the runner's thread.
+ * Imports an agent module in a throwaway process (placed as the agent will be) to check it is one
+ * (its default export has `start`) and read its `id`, without running its code in the runner.
  */
-export async function probeAgentModule(file: string, limits: ModuleAgentLimits = {}): Promise<ModuleProbe> {
-  const thread = new AgentThread(file, limits);
-  let timer: NodeJS.Timeout | undefined;
+export async function probeAgentModule(
+  file: string,
+  limits: ModuleAgentLimits = {},
+  placement: ModuleAgentPlacement = {},
+): Promise<ModuleProbe> {
+  const host = new ModuleHost(file, limits, placement);
   try {
-    const reply = await Promise.race([
-      thread.request({ type: "load" }),
-      new Promise<Reply>((resolve) => {
-        timer = setTimeout(
-          () => resolve({ type: "error", message: `loading took more than ${LOAD_TIMEOUT_MS} ms` }),
-          LOAD_TIMEOUT_MS,
-        );
-      }),
-    ]);
-    if (reply.type === "loaded") return { ok: true, id: reply.id };
+    const reply = await host.probe();
+    if (reply.type === "loaded") return { ok: true, id: reply.agent };
     if (reply.type === "bad") return { ok: false, problem: reply.problem, message: reply.problem };
     return {
       ok: false,
@@ -201,7 +430,6 @@ export async function probeAgentModule(file: string, limits: ModuleAgentLimits =
   } catch (err) {
     return { ok: false, problem: "load_failed", message: err instanceof Error ? err.message : String(err) };
   } finally {
-    clearTimeout(timer);
-    await thread.stop();
+    host.stop();
   }
 }

@@ -4,8 +4,16 @@ import { configError, errorMessage } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import type { LearnerPolicy } from "../learners/policy.ts";
 import type { PolicyStore } from "../store/policies.ts";
+import { programSettings } from "./cmd/program-settings.ts";
+import { chooseSandbox } from "./cmd/sandbox.ts";
 import { importAgentModule } from "./import-module.ts";
-import { isolatedModuleAgent, type ModuleAgentLimits, probeAgentModule } from "./isolated-module-agent.ts";
+import {
+  isolatedModuleAgent,
+  type ModuleAgentLimits,
+  type ModuleAgentPlacement,
+  moduleFiles,
+  probeAgentModule,
+} from "./isolated-module-agent.ts";
 import { LimiterPool } from "./llm/limiter.ts";
 import { PriceTable } from "./llm/prices.ts";
 
@@ -132,8 +140,8 @@ export class AgentResolver {
     const kind = this.#kinds.get(prefix);
     if (kind) return kind.resolve(rest, spec, ctx);
     if (prefix === "scripted") return scriptedAgent(rest, ctx);
-    if (prefix === "module") return loadModuleAgent(rest, ctx.cwd);
-    if (isModulePath(spec)) return loadModuleAgent(spec, ctx.cwd);
+    if (prefix === "module") return loadModuleAgent(rest, ctx.cwd, { env: ctx.env });
+    if (isModulePath(spec)) return loadModuleAgent(spec, ctx.cwd, { env: ctx.env });
     if (/^[a-z][a-z0-9-]*$/.test(prefix)) {
       const known = [...BUILT_IN_PREFIXES, ...this.#kinds.keys()].map((k) => `${k}:`).join(", ");
       throw configError("unknown_agent", `unknown agent kind "${prefix}:" in "${spec}" (known: ${known})`);
@@ -177,16 +185,23 @@ function scriptedAgent(name: string, ctx: ResolveContext): ResolvedAgent {
 /** How `loadModuleAgent` runs the module. */
 export interface ModuleAgentOptions extends ModuleAgentLimits {
   /**
-   * Run the module on the caller's thread (trusted code: tests, benchmarks' baseline). Default:
-   * isolated, one worker thread per episode (`isolatedModuleAgent`).
+   * Run the module in the caller's process (trusted code: tests, benchmarks' baseline). Default:
+   * isolated, in a process of its own per run (`isolatedModuleAgent`).
    */
   inProcess?: boolean;
+  /**
+   * The gym's environment: what the agent's process may be given (`PATH`, locale, `--agent-env`
+   * names), and the sandbox setting (`PROVING_AGENT_SANDBOX`, `CI`), as for `cmd:` agents.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * Loads an ES module whose default export is an Agent `{id, start(episode) → {act(obs) → Promise<Action>}}`.
- * The module is checked (and its `id` read) in a throwaway worker thread, and, unless `inProcess`,
- * each episode plays in a fresh one: the module's code never runs on the runner's thread.
+ * The module is checked (and its `id` read) in a throwaway process and, unless `inProcess`, the run
+ * plays it in a process of its own (under bubblewrap where it works, as `cmd:` programs are; with a
+ * warning where it does not, and refused then under `--sandbox require`): the module's code never
+ * runs in the runner. The run's end (`finish`) stops that process.
  */
 export async function loadModuleAgent(
   file: string,
@@ -197,11 +212,35 @@ export async function loadModuleAgent(
   const rel = path.relative(cwd, full) || file;
   const spec = rel.startsWith(".") || path.isAbsolute(rel) ? rel : `./${rel}`;
   if (options.inProcess) return inProcessModuleAgent(file, full, spec);
-  const probe = await probeAgentModule(full, options);
+  const env = options.env ?? {};
+  const settings = programSettings(env);
+  const bwrap = chooseSandbox(settings.sandbox, env.PATH, spec);
+  const placement: ModuleAgentPlacement = {
+    files: await moduleFiles(full),
+    baseEnv: env,
+    passEnv: settings.passEnv,
+    readOnly: settings.readOnly,
+    ...(bwrap ? { bwrap } : {}),
+  };
+  const probe = await probeAgentModule(full, options, placement);
   if (!probe.ok) throw moduleError(file, probe.problem, probe.message);
   const id = probe.id.length > 0 ? probe.id : path.basename(file);
-  const agent = isolatedModuleAgent(id, full, options);
-  return { ref: { id, kind: "module", spec }, forWorld: () => agent };
+  const agent = isolatedModuleAgent(id, full, options, placement);
+  return {
+    ref: { id, kind: "module", spec, config: { sandbox: bwrap ? "bwrap" : "permission" } },
+    forWorld: () => agent,
+    async finish() {
+      agent.stop();
+      return undefined;
+    },
+    ...(bwrap || settings.sandbox === "off"
+      ? {}
+      : {
+          warnings: [
+            `${spec} runs without bubblewrap (missing, or it cannot create namespaces here): Node's permission model keeps its process from writing files, spawning and reading beyond its own directory, but not from the network or from signalling the runner. Install bubblewrap, or pass --sandbox require to refuse such runs.`,
+          ],
+        }),
+  };
 }
 
 function moduleError(file: string, problem: "no_default" | "not_agent" | "load_failed", message: string) {

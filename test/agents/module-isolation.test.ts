@@ -26,6 +26,7 @@ async function run(
     families?: string[];
     inProcess?: boolean;
     maxHeapMb?: number;
+    concurrency?: number;
   } = {},
 ) {
   const agents = await Promise.all(
@@ -48,7 +49,7 @@ async function run(
   const result = await runExperiment(config, {
     ...gym.runOptions(),
     agents,
-    concurrency: 2,
+    concurrency: opts.concurrency ?? 2,
     onTrial: (rec) => records.push(rec),
   });
   records.sort((a, b) => a.spec.index - b.spec.index);
@@ -121,7 +122,9 @@ describe("module agents cannot end the run", () => {
 describe("what an agent is given is its own copy", () => {
   for (const inProcess of [false, true]) {
     test(`${inProcess ? "in process" : "isolated"}: emptying the tools and editing observations and earlier args changes nothing others see or the record keeps`, async () => {
-      const r = await run(["mutates.mjs", "tells.mjs"], { trials: 2, inProcess });
+      // one at a time: an isolated agent plays all its sessions in one process, so concurrent
+      // sessions could edit each other's action before it is returned (the agent's own business)
+      const r = await run(["mutates.mjs", "tells.mjs"], { trials: 2, inProcess, concurrency: 1 });
       const tells = r.trials.filter((t) => t.agent === "tells");
       assert.equal(tells.length, 2);
       const { records } = await recordsOf(r);
@@ -143,26 +146,30 @@ describe("what an agent is given is its own copy", () => {
     });
   }
 
-  for (const inProcess of [false, true]) {
-    test(`${inProcess ? "in process (trusted code only)" : "isolated"}: module state and globals of earlier episodes are ${inProcess ? "visible" : "not visible"}`, async () => {
-      const r = await run(["remembers.mjs"], { trials: 4, inProcess });
-      delete (globalThis as { __provingSeen?: unknown }).__provingSeen;
+  test("isolated: module state carries across the episodes of one run (an agent can learn), never into another run (issue 27)", async () => {
+    const episodesSeen = async () => {
+      const r = await run(["remembers.mjs"], { trials: 4, concurrency: 1 });
       assert.equal(r.records.length, 4);
-      const found = r.records.map((rec) => JSON.parse(String(rec.steps[0]?.action.args.reason)));
-      if (inProcess) {
-        // why module agents run isolated by default: in process, an episode finds its predecessors
-        assert.ok(
-          found.some((f) => f.module > 0 && f.global > 0),
-          JSON.stringify(found),
-        );
-      } else {
-        assert.deepEqual(
-          found,
-          r.records.map(() => ({ module: 0, global: 0 })),
-        );
-      }
-    });
-  }
+      return r.records.map((rec) => JSON.parse(String(rec.steps[0]?.action.args.reason)).module);
+    };
+    assert.deepEqual(await episodesSeen(), [0, 1, 2, 3], "one process plays the run's episodes in order");
+    assert.deepEqual(await episodesSeen(), [0, 1, 2, 3], "a new run starts a new process");
+    assert.equal(
+      (globalThis as { __provingSeen?: unknown }).__provingSeen,
+      undefined,
+      "nothing reached the runner",
+    );
+  });
+
+  test("in process (trusted code only): module state and globals are the runner's", async () => {
+    const r = await run(["remembers.mjs"], { trials: 4, inProcess: true });
+    delete (globalThis as { __provingSeen?: unknown }).__provingSeen;
+    const found = r.records.map((rec) => JSON.parse(String(rec.steps[0]?.action.args.reason)));
+    assert.ok(
+      found.some((f) => f.module > 0 && f.global > 0),
+      JSON.stringify(found),
+    );
+  });
 
   test("the episode an agent is told: an opaque id, the world, instruction, tools and a sampling seed — no task id, family or seed", async () => {
     const { records } = await recordsOf(

@@ -10,34 +10,8 @@ import { configError } from "../../core/errors.ts";
 import type { ResolvedAgent } from "../resolve.ts";
 import { EpisodeTraces } from "./episode-traces.ts";
 import type { ProgramOptions } from "./program.ts";
-import { chooseSandbox, type SandboxMode } from "./sandbox.ts";
-
-/** The `cmd:`/`cmd-jsonl:` options every resolver reads from the gym's environment. */
-export interface ProgramSettings {
-  passEnv: string[];
-  sandbox: SandboxMode;
-  readOnly: string[];
-}
-
-/**
- * `PROVING_AGENT_ENV` (comma-separated names to pass: the CLI's `--agent-env`), `PROVING_AGENT_SANDBOX`
- * (the CLI's `--sandbox`: `auto`, the default; `require`, the default when `CI` is set; `off`) and `PROVING_AGENT_READ` (paths the sandboxed program may
- * read, separated like PATH), from the gym's environment.
- */
-export function programSettings(env: Readonly<Record<string, string | undefined>>): ProgramSettings {
-  const list = (v: string | undefined, sep: string | RegExp) =>
-    (v ?? "")
-      .split(sep)
-      .map((s) => s.trim())
-      .filter(Boolean);
-  // under CI a missing sandbox is an error, not a silent fallback
-  const mode = env.PROVING_AGENT_SANDBOX ?? (env.CI === "true" || env.CI === "1" ? "require" : "auto");
-  return {
-    passEnv: list(env.PROVING_AGENT_ENV, ","),
-    sandbox: mode === "require" || mode === "off" ? mode : "auto",
-    readOnly: list(env.PROVING_AGENT_READ, ":"),
-  };
-}
+import { programSettings } from "./program-settings.ts";
+import { chooseSandbox } from "./sandbox.ts";
 
 /** One kind of program agent: its spec prefix, the protocol its program speaks, how its agent is made. */
 export interface ProgramAgentKind {

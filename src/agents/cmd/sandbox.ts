@@ -80,10 +80,21 @@ const SYSTEM_LINKS = ["/bin", "/lib", "/lib64", "/sbin"];
 /** The spawn of `command` (a shell command line) in `workDir`, under bwrap when `bwrap` is given. */
 export function sandboxCommand(
   command: string,
-  opts: { bwrap: string | undefined; workDir: string; readOnly: readonly string[] },
+  opts: {
+    bwrap: string | undefined;
+    workDir: string;
+    readOnly: readonly string[];
+    /** Share the host's network (default true: a program reaches its MCP server and its model's API). */
+    network?: boolean;
+  },
 ): SandboxedCommand {
   if (!opts.bwrap) return { file: "/bin/sh", args: ["-c", command], sandboxed: false };
-  const args = ["--die-with-parent", "--unshare-all", "--share-net", "--new-session"];
+  const args = [
+    "--die-with-parent",
+    "--unshare-all",
+    ...(opts.network === false ? [] : ["--share-net"]),
+    "--new-session",
+  ];
   for (const dir of SYSTEM_DIRS) args.push("--ro-bind-try", dir, dir);
   for (const link of SYSTEM_LINKS) {
     let target: string | undefined;
