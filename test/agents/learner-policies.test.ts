@@ -187,4 +187,52 @@ describe("learner policies in the store", () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown_policy|no policy 0000ffff/);
   });
+
+  test("proving curriculum run --policy ID plays a stored policy frozen (nothing learned, nothing saved)", async () => {
+    const gym = defaultGym();
+    const db = path.join(dir, "cur.db");
+    const store = await openStore(db);
+    let hash: string;
+    try {
+      const trained = await runExperiment(experiment("learner:q?seed=7", "cur-train"), {
+        ...gym.runOptions(),
+        store,
+      });
+      hash = trained.policies![0].policy;
+    } finally {
+      await store.close();
+    }
+    const out = await runCli(
+      [
+        "curriculum",
+        "run",
+        "--policy",
+        hash.slice(0, 6),
+        "--episodes",
+        "4",
+        "--eval-every",
+        "4",
+        "--max-steps",
+        "30",
+        "--id",
+        "cur-frozen",
+        "--store",
+        db,
+        "--json",
+      ],
+      { cwd: dir },
+    );
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(parseJson<{ episodes: unknown[] }>(out).episodes.length, 4);
+    const after = await openStore(db);
+    try {
+      assert.deepEqual(
+        (await after.listPolicies()).map((p) => p.hash),
+        [hash],
+        "a frozen policy saves no checkpoint and no new policy",
+      );
+    } finally {
+      await after.close();
+    }
+  });
 });

@@ -154,7 +154,17 @@ function renderSummary(r: Omit<CurriculumResult, "ranNow" | "interrupted">): str
 }
 
 /** `proving curriculum run`: a new run, or the rest of the stored run `--id` names. */
-export async function curriculumRunCommand(flags: CurriculumFlags, gym: Gym): Promise<void> {
+export async function curriculumRunCommand(given: CurriculumFlags, gym: Gym): Promise<void> {
+  // --policy FILE|ID: the agent is that saved learner policy, played frozen
+  const flags = given.policy
+    ? {
+        ...given,
+        agent: await (await import("./policy-flag.ts")).policyAgentSpec(given.policy, {
+          ...(given.store ? { store: given.store } : {}),
+          agent: given.agent ? [given.agent] : [],
+        }),
+      }
+    : given;
   const file = curriculumStorePath(flags.store);
   const history = await openCurriculumStore(file);
   const interrupt = interruptOnSignals();

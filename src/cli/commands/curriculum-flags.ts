@@ -20,6 +20,8 @@ export interface CurriculumFlags extends BudgetFlags {
   poolId?: string;
   poolTimeoutMs?: number;
   requireReview?: boolean;
+  /** A saved learner policy (file, or stored hash / prefix) to play frozen: the run's agent. */
+  policy?: string;
 }
 
 export interface ReviewFlags {

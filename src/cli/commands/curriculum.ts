@@ -29,6 +29,10 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
       intOption("--eval-every"),
     )
     .option("--id <name>", "run id; run again with the same id to resume")
+    .option(
+      "--policy <file-or-id>",
+      "the agent is a saved learner policy, played frozen (a JSON file, or a stored policy's hash or unique prefix)",
+    )
     .option("--splits <file>", "split file (YAML): regression, dynamic, heldout")
     .option(
       "--snapshot-every <n>",
