@@ -26,7 +26,8 @@ def test_builtin_worlds_match_the_cli() -> None:
         text=True,
         check=True,
     )
-    assert [w["id"] for w in json.loads(out.stdout)["worlds"]] == list(BUILTIN_WORLDS)
+    cli = [w["id"] for w in json.loads(out.stdout)["worlds"]]
+    assert cli == list(BUILTIN_WORLDS), "a built-in world was added or removed: update proving_ground/worlds.py"
     for world in BUILTIN_WORLDS:
         assert world_of(gym_id(world)) == world
         assert gym_id(world) in gym.registry
