@@ -74,6 +74,9 @@ export interface TopChange {
   seeds: number;
   changed: number;
   share: number;
+  /** Seeds with a weakness named at both checkpoints, and how many of those changed it. */
+  named: number;
+  changedNamed: number;
 }
 
 export interface RigCheckpointResult {
@@ -107,7 +110,10 @@ export interface RigCheckpointResult {
 /** `pattern` or `pattern:tool`. */
 export const weaknessKey = (w: NamedWeakness): string => (w.tool ? `${w.pattern}:${w.tool}` : w.pattern);
 
-/** How many seeds' top diagnosis differs between checkpoints `i` and `j` (a weakness named vs none counts as a change). */
+/**
+ * How many seeds' top diagnosis differs between checkpoints `i` and `j` (a weakness named vs none
+ * counts as a change), and the same among the seeds with a weakness named at both.
+ */
 export function topChange(
   perSeed: readonly { checkpoints: readonly Pick<RigCheckpoint, "checkpoint" | "top">[] }[],
   i: number,
@@ -115,12 +121,15 @@ export function topChange(
 ): TopChange {
   const pairs = perSeed.map((s) => [s.checkpoints[i], s.checkpoints[j]] as const).filter(([a, b]) => a && b);
   const changed = pairs.filter(([a, b]) => a.top !== b.top).length;
+  const named = pairs.filter(([a, b]) => a.top !== null && b.top !== null);
   return {
     from: perSeed[0]?.checkpoints[i]?.checkpoint ?? 0,
     to: perSeed[0]?.checkpoints[j]?.checkpoint ?? 0,
     seeds: pairs.length,
     changed,
     share: pairs.length ? changed / pairs.length : 0,
+    named: named.length,
+    changedNamed: named.filter(([a, b]) => a.top !== b.top).length,
   };
 }
 
@@ -194,7 +203,7 @@ export async function runRigCheckpoints(
   const answer =
     checkpoints.length < 2
       ? "one checkpoint: nothing to compare"
-      : `from ${first.checkpoint} to ${last.checkpoint} episodes the mean regression pass rate went ${pct(first.regressionRate)} -> ${pct(last.regressionRate)}; the top weakness changed for ${overall.changed} of ${overall.seeds} seeds (${pct(overall.share)}); between consecutive checkpoints: ${changes.map((c) => `${c.from}->${c.to} ${c.changed}/${c.seeds}`).join(", ")}`;
+      : `from ${first.checkpoint} to ${last.checkpoint} episodes the mean regression pass rate went ${pct(first.regressionRate)} -> ${pct(last.regressionRate)}; the top weakness changed for ${overall.changed} of ${overall.seeds} seeds (${pct(overall.share)}); between consecutive checkpoints: ${changes.map((c) => `${c.from}->${c.to} ${c.changed}/${c.seeds} (${c.changedNamed}/${c.named} of the seeds named at both)`).join(", ")}`;
   const { regression, heldout } = o.split;
   return {
     schemaVersion: 1,

@@ -73,6 +73,22 @@ test("topChange: the share of seeds whose top diagnosis differs between two chec
     [null, "a"],
     ["c", null],
   ].map((tops) => ({ checkpoints: tops.map((top, i) => ({ checkpoint: i * 100, top })) }));
-  assert.deepEqual(topChange(seeds, 0, 1), { from: 0, to: 100, seeds: 4, changed: 3, share: 0.75 });
-  assert.deepEqual(topChange(seeds, 0, 0), { from: 0, to: 0, seeds: 4, changed: 0, share: 0 });
+  assert.deepEqual(topChange(seeds, 0, 1), {
+    from: 0,
+    to: 100,
+    seeds: 4,
+    changed: 3,
+    share: 0.75,
+    named: 2,
+    changedNamed: 1,
+  });
+  assert.deepEqual(topChange(seeds, 0, 0), {
+    from: 0,
+    to: 0,
+    seeds: 4,
+    changed: 0,
+    share: 0,
+    named: 3,
+    changedNamed: 0,
+  });
 });
