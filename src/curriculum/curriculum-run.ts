@@ -115,6 +115,8 @@ export interface CurriculumResult {
   /** Episodes run by this call (a resume runs only what is left). */
   ranNow: number;
   interrupted: boolean;
+  /** The policy a learning agent ended this call with (its content hash; in the store when it trained). */
+  policy?: string;
 }
 
 export interface CurriculumRunOptions {
@@ -564,9 +566,10 @@ export async function runCurriculum(
     for (const id of [config.id, `${config.id}/regression`, `${config.id}/heldout`])
       if (await opts.store.getExperiment(id)) await opts.store.setExperimentStatus(id, status);
   // the run has ended for its agent (a learner saves its policy)
-  await resolved.finish?.({ experimentId: config.id });
+  const ended = await resolved.finish?.({ experimentId: config.id });
   const result = await readCurriculum(history, config.id);
-  return { ...result, snapshot: state.snapshot(), ranNow, interrupted };
+  const policy = ended?.policy ? { policy: ended.policy } : {};
+  return { ...result, snapshot: state.snapshot(), ranNow, interrupted, ...policy };
 }
 
 /** A stored run's summary (what `proving curriculum show` prints); `snapshot` is the latest stored one. */

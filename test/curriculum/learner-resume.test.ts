@@ -22,7 +22,7 @@ import {
 } from "../../src/curriculum/index.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
-import { runCli } from "../support/cli.ts";
+import { parseJson, runCli } from "../support/cli.ts";
 import { SPLIT } from "./fixtures/split.ts";
 import { CLI_BIN, splitYaml } from "./support.ts";
 
@@ -172,4 +172,5 @@ test("killed with SIGKILL mid-run and resumed over the CLI, the learner ends wit
   const resumed = await runCli(args("killed"), { cwd: dir });
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.equal(hashOf("killed"), hashOf("clean"), `killed after ${cut} episodes, resumed: the same policy`);
+  assert.equal(parseJson<{ policy: string }>(resumed).policy, hashOf("clean"), "--json names the policy");
 });

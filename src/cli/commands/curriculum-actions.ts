@@ -224,9 +224,19 @@ export async function curriculumRunCommand(given: CurriculumFlags, gym: Gym): Pr
     const result = await withStore(file, "write", (store) =>
       runCurriculum(config, { gym, store, history, signal: interrupt.signal }),
     );
+    const policy = result.policy ? { policy: result.policy } : {};
     if (flags.json)
-      printJson({ ...curriculumJson(result), ran_now: result.ranNow, interrupted: result.interrupted });
+      printJson({
+        ...curriculumJson(result),
+        ran_now: result.ranNow,
+        interrupted: result.interrupted,
+        ...policy,
+      });
     else process.stdout.write(`${renderSummary(result)}\n`);
+    if (result.policy && !flags.json)
+      process.stderr.write(
+        `proving: the learner ends with the policy ${result.policy} (\`proving policies ${result.policy}\`)\n`,
+      );
     if (result.interrupted) {
       process.stderr.write(
         `proving: interrupted; run \`proving curriculum run --id ${config.id}\` to resume.\n`,
