@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
@@ -15,29 +16,61 @@ import { agentEnvironment } from "./cmd/child-env.ts";
 import { PrivateDir } from "./cmd/private-dir.ts";
 import { sandboxCommand } from "./cmd/sandbox.ts";
 
+/** An agent module as its process loads it: the file to import and the files it may read. */
+export interface PreparedModule {
+  /** What the process imports: the module, or for TypeScript its bundle (esbuild, in a temp dir). */
+  entry: string;
+  /** The module and every local file its static imports reach (esbuild's import graph). */
+  files: string[];
+  /** Removes the bundle, if one was made. */
+  dispose(): void;
+}
+
+const TYPESCRIPT = /\.[cm]?ts$/;
+
 /**
- * The files an agent module is made of: the module and every local file its static imports reach
- * (esbuild's import graph; packages are read from the gym's node_modules). Its process may read
- * these and its own directory, nothing else of the host's files. A module esbuild cannot read gives
- * just itself (loading it then says what is wrong).
+ * Prepares an agent module for its process: its import graph (the process may read these files
+ * and the module's directory, nothing else of the host's), and for a TypeScript module a bundle
+ * (the agent's process cannot start esbuild itself: it may not spawn). A module esbuild cannot read
+ * is handed over as it is (loading it then says what is wrong).
  */
-export async function moduleFiles(file: string): Promise<string[]> {
+export async function prepareModule(file: string): Promise<PreparedModule> {
+  const { build } = await import("esbuild");
+  const common = {
+    entryPoints: [file],
+    bundle: true,
+    metafile: true,
+    platform: "node" as const,
+    format: "esm" as const,
+    logLevel: "silent" as const,
+    absWorkingDir: path.dirname(file),
+  };
+  const inputs = (meta: { inputs: Record<string, unknown> } | undefined) =>
+    Object.keys(meta?.inputs ?? {})
+      .filter((f) => !f.includes("node_modules/"))
+      .map((f) => path.resolve(path.dirname(file), f));
   try {
-    const { build } = await import("esbuild");
+    if (!TYPESCRIPT.test(file)) {
+      const result = await build({ ...common, write: false, packages: "external" });
+      return { entry: file, files: inputs(result.metafile), dispose() {} };
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-agent-build-"));
+    const entry = path.join(dir, "agent.mjs");
     const result = await build({
-      entryPoints: [file],
-      bundle: true,
-      write: false,
-      metafile: true,
-      platform: "node",
-      format: "esm",
-      packages: "external",
-      logLevel: "silent",
-      absWorkingDir: path.dirname(file),
+      ...common,
+      outfile: entry,
+      // a bundle in ESM still meets CommonJS packages that call require
+      banner: {
+        js: 'import { createRequire as __pgRequire } from "node:module"; const require = __pgRequire(import.meta.url);',
+      },
     });
-    return Object.keys(result.metafile?.inputs ?? {}).map((f) => path.resolve(path.dirname(file), f));
+    return {
+      entry,
+      files: [...inputs(result.metafile), dir],
+      dispose: () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   } catch {
-    return [file];
+    return { entry: file, files: [file], dispose() {} };
   }
 }
 
@@ -90,13 +123,12 @@ const SCRIPT = fileURLToPath(new URL("./module-process.mjs", import.meta.url));
 /** `s` as one word of a POSIX shell command line. */
 const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The node_modules the gym's own packages (tsx, for a `.ts` agent) load from. */
-function packagesDir(): string | undefined {
-  try {
-    const tsx = createRequire(import.meta.url).resolve("tsx/package.json");
-    return tsx.slice(0, tsx.lastIndexOf(`${path.sep}node_modules${path.sep}`) + "/node_modules".length);
-  } catch {
-    return undefined;
+/** The node_modules a JavaScript module's bare imports load from: the nearest one above it. */
+function packagesDir(file: string): string | undefined {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "node_modules");
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
   }
 }
 
@@ -125,7 +157,7 @@ class AgentProcess {
     this.#dir = new PrivateDir();
     const heap = limits.maxHeapMb ?? DEFAULT_HEAP_MB;
     const memory = limits.maxMemoryMb ?? DEFAULT_MEMORY_MB;
-    const packages = packagesDir();
+    const packages = packagesDir(file);
     const readable = [
       ...new Set([
         this.#dir.path,
@@ -153,9 +185,7 @@ class AgentProcess {
       readOnly: readable,
       network: false,
     });
-    const env = agentEnvironment(placement.baseEnv ?? {}, placement.passEnv ?? [], this.#dir.path, {
-      TSX_DISABLE_CACHE: "1",
-    });
+    const env = agentEnvironment(placement.baseEnv ?? {}, placement.passEnv ?? [], this.#dir.path, {});
     this.#child = spawn(run.file, run.args, {
       cwd: this.#dir.path,
       env,

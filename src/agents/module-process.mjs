@@ -3,8 +3,7 @@
 // agent can carry what it learns from one episode to the next), and answers each observation with the
 // action as a JSON string (whatever the agent returned — a Proxy, a getter, a cycle, a BigInt — is turned
 // into plain data here, in the agent's own process, or reported as its error).
-// Plain JavaScript on purpose: it runs without tsx (the built package, a CLI that registered tsx only
-// in its own process); a `.ts` agent is imported through tsx's tsImport.
+// Plain JavaScript on purpose: it runs without tsx; a `.ts` agent arrives bundled (prepareModule).
 // Messages come over the IPC channel: {id, type: "load" | "start" | "act" | "end", session?, ...};
 // each gets one reply {id, type, ...}. A fatal error (uncaught, unhandled) is reported as
 // {type: "fatal", message} before the process exits.
@@ -49,18 +48,9 @@ process.on("unhandledRejection", fatal("unhandled rejection"));
 // the runner is gone: so is its agent
 process.on("disconnect", () => process.exit(0));
 
-const TYPESCRIPT = /\.[cm]?ts$/;
-
 async function importAgent() {
-  const url = pathToFileURL(file).href;
-  let mod;
-  try {
-    mod = await import(url);
-  } catch (err) {
-    if (!TYPESCRIPT.test(file) || err?.code !== "ERR_UNKNOWN_FILE_EXTENSION") throw err;
-    const { tsImport } = await import("tsx/esm/api");
-    mod = await tsImport(url, import.meta.url);
-  }
+  // a TypeScript agent comes bundled as JavaScript (prepareModule): the process cannot run esbuild
+  const mod = await import(pathToFileURL(file).href);
   const inner = mod.default;
   return inner !== null && typeof inner === "object" && inner.__esModule === true ? inner : mod;
 }

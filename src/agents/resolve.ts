@@ -11,7 +11,7 @@ import {
   isolatedModuleAgent,
   type ModuleAgentLimits,
   type ModuleAgentPlacement,
-  moduleFiles,
+  prepareModule,
   probeAgentModule,
 } from "./isolated-module-agent.ts";
 import { LimiterPool } from "./llm/limiter.ts";
@@ -215,22 +215,27 @@ export async function loadModuleAgent(
   const env = options.env ?? {};
   const settings = programSettings(env);
   const bwrap = chooseSandbox(settings.sandbox, env.PATH, spec);
+  const prepared = await prepareModule(full);
   const placement: ModuleAgentPlacement = {
-    files: await moduleFiles(full),
+    files: prepared.files,
     baseEnv: env,
     passEnv: settings.passEnv,
     readOnly: settings.readOnly,
     ...(bwrap ? { bwrap } : {}),
   };
-  const probe = await probeAgentModule(full, options, placement);
-  if (!probe.ok) throw moduleError(file, probe.problem, probe.message);
+  const probe = await probeAgentModule(prepared.entry, options, placement);
+  if (!probe.ok) {
+    prepared.dispose();
+    throw moduleError(file, probe.problem, probe.message);
+  }
   const id = probe.id.length > 0 ? probe.id : path.basename(file);
-  const agent = isolatedModuleAgent(id, full, options, placement);
+  const agent = isolatedModuleAgent(id, prepared.entry, options, placement);
   return {
     ref: { id, kind: "module", spec, config: { sandbox: bwrap ? "bwrap" : "permission" } },
     forWorld: () => agent,
     async finish() {
       agent.stop();
+      prepared.dispose();
       return undefined;
     },
     ...(bwrap || settings.sandbox === "off"

@@ -184,7 +184,7 @@ describe("npm pack → install into a fresh project → use", { timeout: 600_000
       (f) => /^(src|test|bench|scripts)\//.test(f) || f.endsWith(".tsbuildinfo"),
     );
     assert.deepEqual(stray, []);
-    assert.ok(files.size < 1000, `${files.size} files`);
+    assert.ok(files.size < 1200, `${files.size} files`); // the build of ~560 modules (.js + .d.ts) and the examples
   });
 
   test("plain Node ESM imports every export, with the same names as the source", async () => {
