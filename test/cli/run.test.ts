@@ -163,6 +163,31 @@ describe("proving run", { concurrency: 4 }, () => {
     assertOneLineError(again, /example-lost-replies/);
   });
 
+  test("--sandbox require without a working bubblewrap refuses a module agent; a bad mode is a flag error (issue 27)", async () => {
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "pg-nobwrap-"));
+    fs.symlinkSync(process.execPath, path.join(bin, "node"));
+    try {
+      const r = await runCli(
+        [
+          "run",
+          "--agent",
+          "examples/policy.mjs",
+          "--sandbox",
+          "require",
+          "--no-progress",
+          "--store",
+          store(),
+        ],
+        { env: { PATH: bin } },
+      );
+      assertOneLineError(r, /sandbox is required/, 2);
+      const bad = await runCli(["run", "--sandbox", "maybe", "--no-progress", "--store", store()]);
+      assertOneLineError(bad, /--sandbox maybe/, 2);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   test("a module with no default export → exit 2 and a one-line error", async () => {
     const r = await runCli([
       "run",

@@ -127,7 +127,7 @@ async function connectRemoteWorld(url: string, token: string | undefined): Promi
 /** `proving run [FILE]`: the action behind the flags `registerRun` declares. */
 export async function runCommand(
   file: string | undefined,
-  given: RunFlags & { agentEnv?: string[] },
+  given: RunFlags & { agentEnv?: string[]; sandbox?: string },
   gymSource: GymSource,
 ): Promise<void> {
   // --policy FILE|ID: the agent is that saved learner policy, played frozen
@@ -139,6 +139,11 @@ export async function runCommand(
     process.env.PROVING_AGENT_ENV = [process.env.PROVING_AGENT_ENV, ...flags.agentEnv]
       .filter(Boolean)
       .join(",");
+  if (flags.sandbox !== undefined) {
+    if (!["auto", "require", "off"].includes(flags.sandbox))
+      throw configError("bad_flag", `--sandbox ${flags.sandbox}: expected auto, require or off`);
+    process.env.PROVING_AGENT_SANDBOX = flags.sandbox;
+  }
   const gym = await gymSource();
   if (flags.split) {
     // the curriculum's splits: loaded only for --split

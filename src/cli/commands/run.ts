@@ -64,11 +64,16 @@ export function registerRun(program: Command, gymSource: GymSource): void {
     .option("--split <name>", "run one split (regression, dynamic, heldout) of the split file for one agent")
     .option("--splits <file>", "split file (YAML) for --split (default: the default split of --world)")
     .option(
+      "--sandbox <mode>",
+      "the sandbox of cmd:/cmd-jsonl: programs and module agents: auto (bubblewrap where it works, else without it and a warning), require (refuse to run without it; the default when CI is set), off",
+    )
+    .option(
       "--agent-env <name>",
       "pass this environment variable to cmd:/cmd-jsonl: agent programs (repeatable; nothing else secret is passed)",
       collect,
     );
-  runOutputOptions(run).action(async (file: string | undefined, flags: RunFlags & { agentEnv?: string[] }) =>
-    (await import("./run-action.ts")).runCommand(file, flags, gymSource),
+  runOutputOptions(run).action(
+    async (file: string | undefined, flags: RunFlags & { agentEnv?: string[]; sandbox?: string }) =>
+      (await import("./run-action.ts")).runCommand(file, flags, gymSource),
   );
 }
