@@ -6,6 +6,7 @@ import WebSocket from "ws";
 import { callerFaulted, type ErrorCode, isWireErrorCode, WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import type { GroupDoc } from "./groups.ts";
 import type { EpisodeStateDoc, ResetParams, StepEnvelope, WireAction, WsServerMessage } from "./protocol.ts";
 
 /** The ProvingError codes of a client talking to a server: `remote_*`. */
@@ -78,6 +79,25 @@ export interface RemoteMetadata extends JsonObject {
   verifier: string;
   tools: JsonObject[];
   terminal_tools: string[];
+}
+
+/** One step of a batch: an episode and its action (`admissible`: ask for the list in its reply). */
+export interface BatchStep {
+  episode_id: string;
+  action: WireAction;
+  admissible?: boolean;
+}
+
+/** A batch entry's answer: the step's envelope under its episode id, or that entry's own error. */
+export type BatchResult =
+  | (StepEnvelope & { episode_id: string; error?: undefined })
+  | { episode_id: string; error: { code: string; message: string } };
+
+/** Episodes opened at once (a group reset, a fork), each under its own id. */
+export interface OpenedEpisodes {
+  /** A group reset's id (`GET /group`). */
+  group_id?: string;
+  episodes: (StepEnvelope & { episode_id: string })[];
 }
 
 export interface StepOptions {
@@ -174,6 +194,26 @@ export class ServeClient {
 
   state(episodeId: string): Promise<EpisodeStateDoc> {
     return this.request("GET", `/state?episode_id=${encodeURIComponent(episodeId)}`);
+  }
+
+  /** `n` episodes on the identical task (a group reset), each its own HTTP episode. */
+  resetGroup(params: ResetParams, n: number): Promise<OpenedEpisodes> {
+    return this.request("POST", "/reset", { ...params, group: n });
+  }
+
+  /** Steps of many episodes in one request (<= 256), answered in order. */
+  async stepBatch(steps: BatchStep[]): Promise<BatchResult[]> {
+    return (await this.request<{ results: BatchResult[] }>("POST", "/step_batch", { steps })).results;
+  }
+
+  /** `n` new episodes continuing `episodeId` from its current state. */
+  fork(episodeId: string, n: number): Promise<OpenedEpisodes> {
+    return this.request("POST", "/fork", { episode_id: episodeId, n });
+  }
+
+  /** How a group's members ended. */
+  group(groupId: string): Promise<GroupDoc> {
+    return this.request("GET", `/group?group_id=${encodeURIComponent(groupId)}`);
   }
 
   close(episodeId: string): Promise<{ closed: boolean }> {
@@ -352,6 +392,30 @@ export class WsEpisodeClient {
   async state(): Promise<EpisodeStateDoc> {
     const reply = await this.request({ type: "state" });
     return expect(reply, "state").data as EpisodeStateDoc;
+  }
+
+  /** `n` sessions of this connection on the identical task (a group reset). */
+  async resetGroup(params: ResetParams, n: number): Promise<OpenedEpisodes> {
+    const reply = await this.request({ type: "reset", data: { ...params, group: n } as JsonObject });
+    return expect(reply, "reset_group").data as unknown as OpenedEpisodes;
+  }
+
+  /** Steps of this connection's sessions in one message (<= 256), answered in order. */
+  async stepBatch(steps: BatchStep[]): Promise<BatchResult[]> {
+    const reply = await this.request({ type: "step_batch", data: { steps } as unknown as JsonObject });
+    return (expect(reply, "step_batch").data as unknown as { results: BatchResult[] }).results;
+  }
+
+  /** `n` new sessions of this connection continuing `episodeId` from its current state. */
+  async fork(episodeId: string, n: number): Promise<OpenedEpisodes> {
+    const reply = await this.request({ type: "fork", data: { episode_id: episodeId, n } });
+    return expect(reply, "fork").data as unknown as OpenedEpisodes;
+  }
+
+  /** How a group's members ended. */
+  async group(groupId: string): Promise<GroupDoc> {
+    const reply = await this.request({ type: "group", data: { group_id: groupId } });
+    return expect(reply, "group").data as unknown as GroupDoc;
   }
 
   /** Sends raw text (for tests of malformed input); resolves with the reply. */

@@ -1,6 +1,10 @@
 export { bearerCheck } from "./auth.ts";
+export { MAX_BATCH_STEPS, MAX_GROUP_SIZE } from "./batch-protocol.ts";
 export {
+  type BatchResult,
+  type BatchStep,
   type ClientOptions,
+  type OpenedEpisodes,
   type RemoteMetadata,
   ServeClient,
   ServeClientError,
@@ -19,6 +23,7 @@ export {
   type Viewer,
 } from "./disclosure.ts";
 export { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
+export { type GroupDoc, type GroupMemberDoc, GroupRegistry } from "./groups.ts";
 export { createHttpApp, type HttpAppDeps } from "./http-app.ts";
 export {
   type EpisodeStateDoc,

@@ -108,7 +108,10 @@ export type WsServerMessage =
   | { type: "observation"; data: StepEnvelope }
   | { type: "state"; data: EpisodeStateDoc }
   | { type: "mcp"; data: JsonObject }
-  | { type: "reset_group" | "step_batch" | "fork" | "group"; data: JsonObject }
+  | { type: "reset_group"; data: JsonObject }
+  | { type: "step_batch"; data: JsonObject }
+  | { type: "fork"; data: JsonObject }
+  | { type: "group"; data: JsonObject }
   | { type: "error"; data: { message: string; code: string; [key: string]: JsonValue } };
 
 /** A tool call as it travels: `{tool, args}` (`callId` optional; `metadata` accepted and ignored, as OpenEnv's Action has one). */

@@ -17,7 +17,13 @@ import { openCurriculumStore, readSplitFile } from "../../src/curriculum/index.t
 import { ServedCurriculum } from "../../src/curriculum/serve-task-source.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
 import { runTrial } from "../../src/runner/index.ts";
-import { type StepEnvelope, startServer, WsEpisodeClient, worldTarget } from "../../src/serve/index.ts";
+import {
+  ServeClient,
+  type StepEnvelope,
+  startServer,
+  WsEpisodeClient,
+  worldTarget,
+} from "../../src/serve/index.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
 import { caseIdOf, eventually, replaying } from "./play.ts";
@@ -404,6 +410,41 @@ test("WS limits: a group past 64 is refused; a connection short of room closes i
     assert.equal(server.sessions.size, 4);
     await ws.close();
     await eventually(() => server.sessions.size === 0, 5000, "closed with the connection");
+  } finally {
+    await server.close();
+  }
+});
+
+test("the TypeScript clients (HTTP and WS): resetGroup, stepBatch, fork, group", async () => {
+  const server = await startServer({ target: worldTarget(deviceSupport), port: 0 });
+  try {
+    const get = (e: { observation: unknown }) => ({
+      tool: "get_case",
+      args: { case_id: caseIdOf(e as StepEnvelope) },
+    });
+    const http = new ServeClient(server.url);
+    const g = await http.resetGroup({ seed: 2, family: "denied" }, 2);
+    assert.equal(g.episodes.length, 2);
+    const r = await http.stepBatch(g.episodes.map((e) => ({ episode_id: e.episode_id, action: get(e) })));
+    assert.deepEqual(
+      r.map((x) => [x.episode_id, x.error ?? null]),
+      g.episodes.map((e) => [e.episode_id, null]),
+    );
+    const f = await http.fork(g.episodes[0].episode_id, 1);
+    assert.equal(f.episodes[0].metadata.step_count, 1);
+    assert.equal((await http.group(String(g.group_id))).members.length, 2);
+    const ws = await WsEpisodeClient.connect(server.url);
+    try {
+      const wg = await ws.resetGroup({ seed: 2, family: "denied" }, 2);
+      const wr = await ws.stepBatch(wg.episodes.map((e) => ({ episode_id: e.episode_id, action: get(e) })));
+      assert.ok(wr.every((x) => x.error === undefined));
+      const wf = await ws.fork(wg.episodes[1].episode_id, 2);
+      assert.equal(wf.episodes.length, 2);
+      assert.equal((await ws.group(String(wg.group_id))).finished, false);
+      await assert.rejects(ws.fork("ep-not-mine", 1), /unknown episode_id/);
+    } finally {
+      await ws.close();
+    }
   } finally {
     await server.close();
   }
