@@ -1,6 +1,12 @@
 export type { EpisodeRequest } from "./episodes.ts";
 export { type EpisodeParts, type PlayOptions, playEpisodes } from "./episodes.ts";
 export {
+  type LearnerKind,
+  newLearner,
+  type TrainExperimentOptions,
+  type TrainExperimentPorts,
+} from "./experiment-options.ts";
+export {
   evaluateFrozen,
   type FamilyScore,
   type FrozenEvaluation,
@@ -22,8 +28,8 @@ export {
 export {
   areaUnderCurve,
   type ComparisonOptions,
-  censoringNote,
   type CurvePoint,
+  censoringNote,
   compareStrategies,
   type EpisodesToTarget,
   type EvaluationPoint,
@@ -44,8 +50,6 @@ export { evaluationSet, passRate, type TrainOptions, trainLearner, uniformTask }
 export {
   type ArmRun,
   type ArmSummary,
-  type LearnerKind,
-  newLearner,
   runTransfer,
   type TrainingVariant,
   type TransferArm,

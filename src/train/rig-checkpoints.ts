@@ -6,15 +6,12 @@
  * improves: the share of seeds whose top diagnosis changes between checkpoints.
  */
 import type { JsonValue } from "../core/json.ts";
-import type { WorldDefinition } from "../core/registry.ts";
 import { Rng } from "../core/rng.ts";
 import { Learner } from "../learners/learner.ts";
 import type { LearnerPolicy } from "../learners/policy.ts";
-import type { TrialRecorder } from "../runner/recorder.ts";
-import { type EpisodeParts, type EpisodeRequest, playEpisodes } from "./episodes.ts";
+import { type EpisodeRequest, playEpisodes } from "./episodes.ts";
+import { newLearner, type TrainExperimentOptions, type TrainExperimentPorts } from "./experiment-options.ts";
 import { evaluateFrozen, type FrozenEvaluation } from "./frozen-evaluation.ts";
-import { type LearnerKind, newLearner } from "./transfer.ts";
-import type { TrainSplit } from "./transfer-split.ts";
 
 /** A weakness the rigger named: its pattern, the tool it is about, where it showed and its support. */
 export interface NamedWeakness {
@@ -38,23 +35,14 @@ export interface RigFinding {
   detail?: JsonValue;
 }
 
-export interface RigCheckpointOptions {
-  id: string;
-  world: WorldDefinition;
-  learner: LearnerKind;
+export interface RigCheckpointOptions extends TrainExperimentOptions {
   /** Training episodes at which the learner is frozen and rigged, ascending (e.g. 0, 500, 1000, 2000). */
   checkpoints: readonly number[];
-  seeds: readonly number[];
-  split: TrainSplit;
-  maxSteps?: number;
 }
 
-export interface RigCheckpointPorts {
-  parts: EpisodeParts;
+export interface RigCheckpointPorts extends TrainExperimentPorts {
   /** Runs the rigger against a frozen copy of the learner (`rigId` is the id its experiments take). */
   rig(frozen: Learner, policy: LearnerPolicy, rigId: string): Promise<RigFinding>;
-  recorder?(experimentId: string): TrialRecorder;
-  onEvent?(message: string): void;
 }
 
 export interface RigCheckpoint {

@@ -14,10 +14,10 @@ import type { WorldDefinition } from "../core/registry.ts";
 import { Rng } from "../core/rng.ts";
 import { Learner } from "../learners/learner.ts";
 import type { LearnerPolicy } from "../learners/policy.ts";
-import type { TrialRecorder } from "../runner/recorder.ts";
 import type { IntervalEstimate } from "../stats/interval-estimate.ts";
 import { type PairedCell, pairedClusterBootstrap } from "../stats/paired-cluster-bootstrap.ts";
-import { type EpisodeParts, type EpisodeRequest, playEpisodes } from "./episodes.ts";
+import { type EpisodeRequest, playEpisodes } from "./episodes.ts";
+import { newLearner, type TrainExperimentOptions, type TrainExperimentPorts } from "./experiment-options.ts";
 import { evaluateFrozen, type FrozenEvaluation, type SplitScore } from "./frozen-evaluation.ts";
 import type { TrainSplit } from "./transfer-split.ts";
 
@@ -36,34 +36,20 @@ export interface VariantSource {
   detail?: JsonValue;
 }
 
-export type LearnerKind = "q" | "pg";
-
-export interface TransferOptions {
-  /** Experiment id prefix of every evaluation recorded. */
-  id: string;
-  world: WorldDefinition;
-  learner: LearnerKind;
+export interface TransferOptions extends TrainExperimentOptions {
   /** Training episodes per arm, warm-up included. */
   episodes: number;
   /** Warm-up episodes on the base world, shared by both arms (before the variants are chosen). */
   warmup: number;
-  seeds: readonly number[];
-  split: TrainSplit;
   /** Share of the post-warm-up episodes of arm (b) played on variants (default 0.5). */
   variantShare?: number;
   /** Every seed's arm (b) trains on the variants of all seeds (default: each on its own seed's). */
   poolVariants?: boolean;
-  maxSteps?: number;
 }
 
-export interface TransferPorts {
-  /** Worlds and the environment factory (the harness's: it builds the variants). */
-  parts: EpisodeParts;
+export interface TransferPorts extends TrainExperimentPorts {
   /** The variants of one seed, given a frozen copy of its warm learner. */
   variants(seed: number, warm: Learner, warmPolicy: LearnerPolicy): Promise<VariantSource>;
-  /** Where an evaluation's trials are recorded (default: memory). */
-  recorder?(experimentId: string): TrialRecorder;
-  onEvent?(message: string): void;
 }
 
 export type TransferArm = "base" | "variants";
@@ -112,12 +98,6 @@ export interface TransferResult {
   seedsWithVariants: number;
   /** Distinct variants accepted over all seeds. */
   distinctVariants: number;
-}
-
-/** A fresh learner of `kind` whose numbers come from `Rng.seeded(seed, "learner")`. */
-export function newLearner(kind: LearnerKind, seed: number): Learner {
-  const rng = Rng.seeded(seed, "learner");
-  return kind === "q" ? Learner.q({ rng }) : Learner.pg({ rng });
 }
 
 /** Tasks drawn uniformly over `families` (of `world`), their difficulties, seeds in [1, 1e6]. */
