@@ -67,9 +67,10 @@ test("the official MCP SDK client plays a full episode on /mcp, session from Mcp
         now: last._meta.now,
       } as unknown as Observation;
     }
-    assert.equal(last?._meta.done, true);
-    assert.equal(last?.structuredContent.outcome, "passed");
-    assert.equal((last?.structuredContent.verdict as JsonObject).passed, true);
+    assert.ok(last, "the episode took steps");
+    assert.equal(last._meta.done, true);
+    assert.equal(last.structuredContent.outcome, "passed");
+    assert.equal((last.structuredContent.verdict as JsonObject).passed, true);
     const state = (await (await fetch(`${server.url}/state?episode_id=${sid}`)).json()) as JsonObject;
     assert.equal(state.done, true);
 
