@@ -16,31 +16,33 @@ const world = gym.world("device-support@1");
 test("train rig: each checkpoint's diagnoses come from the frozen learner's own rollouts", async () => {
   const rigs: RigResult[] = [];
   const hashes: [string, string][] = [];
-  const result = await runRigCheckpoints(
-    {
-      id: "tr",
-      world,
-      learner: "q",
-      checkpoints: [0, 40],
-      seeds: [3],
-      split: trainSplit(world, { heldout: [], difficulties: [1], seeds: [9001] }),
-    },
-    {
-      parts: { registry: gym.registry, environment: gym.harness.environment },
-      rig: async (frozen, policy, rigId) => {
-        assert.equal(frozen.frozen, true);
-        const r = await rigLearner(
-          { gym, world: world.id, budgetPerWeakness: 8, baselineTrials: 1 },
-          frozen,
-          rigId,
-        );
-        // the frozen learner played the rig's rollouts and learned nothing from them
-        hashes.push([policy.hash, frozen.policy().hash]);
-        rigs.push(r);
-        return rigFinding(r);
+  const run = () =>
+    runRigCheckpoints(
+      {
+        id: "tr",
+        world,
+        learner: "q",
+        checkpoints: [0, 40],
+        seeds: [3],
+        split: trainSplit(world, { heldout: [], difficulties: [1], seeds: [9001] }),
       },
-    },
-  );
+      {
+        parts: { registry: gym.registry, environment: gym.harness.environment },
+        rig: async (frozen, policy, rigId) => {
+          assert.equal(frozen.frozen, true);
+          const r = await rigLearner(
+            { gym, world: world.id, budgetPerWeakness: 8, baselineTrials: 1 },
+            frozen,
+            rigId,
+          );
+          // the frozen learner played the rig's rollouts and learned nothing from them
+          hashes.push([policy.hash, frozen.policy().hash]);
+          rigs.push(r);
+          return rigFinding(r);
+        },
+      },
+    );
+  const result = await run();
   for (const [before, after] of hashes) assert.equal(after, before);
   assert.equal(result.kind, "train.rig");
   assert.deepEqual(
@@ -64,6 +66,8 @@ test("train rig: each checkpoint's diagnoses come from the frozen learner's own 
   }
   assert.equal(result.overall.seeds, 1);
   assert.match(result.answer, /top weakness changed for [01] of 1 seeds/);
+  // deterministic: the rigger's rollouts of a frozen learner play in manifest order
+  assert.deepEqual(await run(), result);
 });
 
 test("topChange: the share of seeds whose top diagnosis differs between two checkpoints", () => {
