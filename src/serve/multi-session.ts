@@ -185,7 +185,12 @@ export interface ConnectionScope extends SessionScope {
   readonly held: Episode;
   /** Closes every session the connection opened (not its own session). */
   closeAll(reason: string): void;
+  /** Whether `episodeId` named a session this connection opened and has since lost (closed, reclaimed). */
+  lost(episodeId: string): boolean;
 }
+
+/** How many lost episode ids a connection remembers (the newest). */
+const LOST_IDS_KEPT = 4096;
 
 /**
  * The scope of one WebSocket connection: only its sessions can be reached (another connection's
@@ -194,6 +199,7 @@ export interface ConnectionScope extends SessionScope {
  */
 export function connectionScope(sessions: SessionManager, own: Episode): ConnectionScope {
   const opened = new Map<string, Episode>();
+  const lost = new Set<string>();
   const release = (ended: boolean, reason: string) => {
     for (const session of [...opened.values()]) if (!ended || session.done) sessions.close(session, reason);
   };
@@ -208,10 +214,15 @@ export function connectionScope(sessions: SessionManager, own: Episode): Connect
       return sessions.createMany("ws", ids).map((session, i) => {
         const episodeId = ids[i];
         opened.set(episodeId, session);
-        session.onEvict = () => opened.delete(episodeId);
+        session.onEvict = () => {
+          opened.delete(episodeId);
+          lost.add(episodeId);
+          if (lost.size > LOST_IDS_KEPT) lost.delete(lost.values().next().value as string);
+        };
         return { session, episodeId };
       });
     },
     closeAll: (reason) => release(false, reason),
+    lost: (id) => lost.has(id),
   };
 }

@@ -6,6 +6,7 @@ import type { EnvSpec } from "../core/contracts.ts";
 import { WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { quoteInput } from "../core/quote-input.ts";
 import { parseFork, parseGroupId, parseGroupSize, parseStepBatch } from "./batch-protocol.ts";
 import { CLIENT_VIEW, type Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
@@ -224,6 +225,13 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
           return { type: "reset_group", data: await openGroup(scope, params, group, viewer) };
         const id = params.episode_id ?? `ep-${randomUUID()}`;
         // a reset naming one of the connection's other sessions restarts that one
+        if (scope.lost(id)) {
+          // not the connection's own session under a reused id: that session is gone
+          throw new ServeError(
+            "SESSION_ERROR",
+            `episode_id "${quoteInput(id, 64)}" names a session this connection no longer has`,
+          );
+        }
         const other = scope.find(id);
         if (other && other !== session) {
           return {

@@ -408,6 +408,12 @@ test("WS limits: a group past 64 is refused; a connection short of room closes i
     assert.ok(results.every((r) => r.done === true));
     await open();
     assert.equal(server.sessions.size, 4);
+    // a released session's id no longer reaches anything (not even the connection's own session)
+    const gone = await ws.sendRaw(
+      JSON.stringify({ type: "reset", data: { seed: 1, episode_id: members[0].episode_id } }),
+    );
+    assert.equal(gone.type, "error");
+    assert.equal((gone.data as { code: string }).code, "SESSION_ERROR");
     await ws.close();
     await eventually(() => server.sessions.size === 0, 5000, "closed with the connection");
   } finally {
