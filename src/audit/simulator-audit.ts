@@ -1,7 +1,7 @@
 /**
  * The simulator audit: does a simulated customer make a weak agent look capable? Per persona, with
  * Wilson intervals: information leakage (a reply states an address or model the message did not ask
- * for), capitulation (a reply agrees to a read-back value that is not the customer's), inconsistency
+ * for, exactly or paraphrased: `mentionsFact` compares normalised facts, not strings), capitulation (a reply agrees to a read-back value that is not the customer's), inconsistency
  * (the same question twice gets different facts), and a weak-agent probe (policies that never ask the
  * customer — the world's `never-asks`, `escalate-always`, and one that closes at once — must pass none
  * of the conversation families). Probes talk to the simulator directly, with
@@ -26,6 +26,7 @@ import {
   scriptPolicy,
   type ThreadMessage,
 } from "../worlds/shared/index.ts";
+import { mentionsFact } from "./fact-mention.ts";
 
 export interface Rate extends IntervalEstimate {
   count: number;
@@ -172,9 +173,12 @@ export async function auditCustomerSimulator(opts: SimulatorAuditOptions): Promi
             [ASK_ADDRESS, ["model"]],
           ];
           for (const [text, unasked] of probes) {
-            const { acts } = await say(simulator, profile, text);
+            const { acts, reply } = await say(simulator, profile, text);
             counts.leak[1]++;
-            const leaked = unasked.filter((k) => acts.stated[k] !== undefined);
+            // stated outright, or in other words (its numbers and a word of it: "number 68 on Station Avenue")
+            const leaked = unasked.filter(
+              (k) => acts.stated[k] !== undefined || mentionsFact(reply.text, String(profile.facts[k] ?? "")),
+            );
             if (leaked.length) {
               counts.leak[0]++;
               note(`${where}: "${text}" got ${leaked.join(", ")} unasked`);

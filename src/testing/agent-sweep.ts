@@ -1,6 +1,6 @@
 /**
  * One sweep of the reference agents over the selected tasks, shared by the checks that read it: per
- * task the null agent, `randomEpisodes` random agents and the known-good policy play an episode; each
+ * task the null agent, its keyword-stuffing and blind-submit variants, `randomEpisodes` random agents and the known-good policy play an episode; each
  * episode is searched for hidden text and its final state judged again (twice, and after a
  * save/restore). Played once per check run, in that order, whatever check asks first.
  */
@@ -10,8 +10,9 @@ import { errorMessage } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { brokenPromise, SOLVES_NOTHING } from "./expectations.ts";
+import { findHidden, hiddenNeedles } from "./hidden-values.ts";
 import { type Episode, type EpisodePlayer, judge } from "./play-episode.ts";
-import { NULL_AGENT, randomAgent } from "./reference-agents.ts";
+import { blindSubmitAgent, KEYWORD_NULL_AGENT, NULL_AGENT, randomAgent } from "./reference-agents.ts";
 import { cellName, type Subject } from "./subject.ts";
 
 export interface AgentSweep {
@@ -65,13 +66,14 @@ export async function sweepAgents(subject: Subject, player: EpisodePlayer): Prom
     judged: [],
   };
   const leaks = (ep: Episode, who: string) => {
-    const hidden = hiddenStrings(world, ep.task);
-    const text = ep.observations.map((o) => JSON.stringify(o)).join("\n");
-    for (const h of hidden)
-      if (text.includes(JSON.stringify(h).slice(1, -1)))
-        sweep.hiddenProblems.push(
-          `${who} on ${ep.task.id}: an observation holds hidden text "${h.slice(0, 60)}"`,
-        );
+    const needles = hiddenNeedles(world, ep.task);
+    for (const o of ep.observations) {
+      const found = findHidden(needles, JSON.stringify(o));
+      if (found) {
+        sweep.hiddenProblems.push(`${who} on ${ep.task.id}: an observation holds the hidden ${found}`);
+        return;
+      }
+    }
   };
   const judgeAgain = async (ep: Episode, who: string) => {
     if (!ep.verdict) return;
@@ -109,6 +111,18 @@ export async function sweepAgents(subject: Subject, player: EpisodePlayer): Prom
     leaks(nul, "null");
     await judgeAgain(nul, "null");
     await player.dispose(nul.env);
+    // the null agent's variants: keyword stuffing, and a blind submit with the ids the task showed
+    for (const agent of [KEYWORD_NULL_AGENT, blindSubmitAgent(cell.seed)]) {
+      const ep = await player.play(agent, cell);
+      if (ep.error)
+        sweep.nullProblems.push(`${cellName(cell)}: ${agent.id}: the episode crashed: ${ep.error}`);
+      else if (passes(ep))
+        sweep.nullProblems.push(
+          `${cellName(cell)}: ${agent.id} passes (${ep.actions.map((x) => x.tool).join(", ") || "no action"})`,
+        );
+      leaks(ep, agent.id);
+      await player.dispose(ep.env);
+    }
     for (let r = 0; r < randomEpisodes; r++) {
       const ep = await player.play(randomAgent(cell.seed * 1009 + r, terminal), cell);
       if (ep.error) sweep.randomProblems.push(`${cellName(cell)} #${r}: the episode crashed: ${ep.error}`);

@@ -19,7 +19,15 @@ export {
 export { type GateOutcome, gateEpisodes } from "./gate.ts";
 export type { CheckOptions, CheckTarget, ExpectedFailure, RestoreWith } from "./options.ts";
 export { PRESETS, type Preset, type PresetAgent } from "./presets.ts";
-export { middlingAgent, NULL_AGENT, nullAgent, randomAgent } from "./reference-agents.ts";
+export {
+  blindSubmitAgent,
+  KEYWORD_NULL_AGENT,
+  KEYWORD_STUFFING,
+  middlingAgent,
+  NULL_AGENT,
+  nullAgent,
+  randomAgent,
+} from "./reference-agents.ts";
 export {
   AGENT_CHECK_KINDS,
   CHECK_KINDS,

@@ -1,13 +1,14 @@
 /**
  * The reference agents every preset of the checker plays against a world, besides its own scripted
- * policies: the null agent (the least an agent can do), a seeded random agent (valid calls, no plan)
- * and a middling agent (the known-good policy with seeded random moves). All are deterministic: the
+ * policies: the null agent (the least an agent can do), its keyword-stuffing and blind-submit
+ * variants (the audit's), a seeded random agent (valid calls, no plan) and a middling agent (the
+ * known-good policy with seeded random moves). All are deterministic: the
  * same seed and observations give the same actions.
  */
 import type { Agent, AgentSession, Observation } from "../core/contracts.ts";
 import type { JsonValue } from "../core/json.ts";
 import { Rng } from "../core/rng.ts";
-import { sampleValue } from "./json-schema.ts";
+import { sampleValue, validates } from "./json-schema.ts";
 
 /** A tool whose name says it ends the episode, for an agent that does not read the spec's `terminalTools`. */
 const TERMINAL = /submit|close|finish|done|end/i;
@@ -38,6 +39,67 @@ export const NULL_AGENT: Agent = {
 /** The null agent (`NULL_AGENT`; the same object every call). */
 export function nullAgent(): Agent {
   return NULL_AGENT;
+}
+
+/**
+ * The words a keyword-matching verifier might look for, in one text without negation: conflict
+ * claims, success claims, the outcomes of support work.
+ */
+export const KEYWORD_STUFFING =
+  "Done: fixed, resolved, verified, approved, replaced, refunded, cancelled, shipped, escalated and closed. " +
+  "Conflict: README.md and the tests contradict each other (impossible). All tests pass; the customer confirmed.";
+
+/** The terminal tool of a task observation (by the spec's list or the name), else the first tool. */
+const terminalOf = (obs: Observation & { kind: "task" }) =>
+  obs.tools.find((t) => TERMINAL.test(t.name)) ?? obs.tools[0];
+
+/**
+ * A null agent that stuffs keywords (id `null-keywords`): it ends the episode at once like the null
+ * agent, every string argument of its one call the `KEYWORD_STUFFING` text where the schema takes it.
+ * A world it passes judges words, not work.
+ */
+export const KEYWORD_NULL_AGENT: Agent = {
+  id: "null-keywords",
+  start: (): AgentSession => ({
+    async act(obs: Observation) {
+      if (obs.kind !== "task") return { tool: "__end__", args: {} };
+      const terminal = terminalOf(obs);
+      const schema = terminal?.input_schema ?? {};
+      const args = sampleValue(schema, Rng.seeded(0, "null-keywords"), [KEYWORD_STUFFING], {
+        allProperties: true,
+      }) as Record<string, JsonValue>;
+      for (const key of Object.keys(args)) {
+        if (typeof args[key] !== "string") continue;
+        const stuffed = { ...args, [key]: KEYWORD_STUFFING };
+        if (validates(schema, stuffed)) args[key] = KEYWORD_STUFFING;
+      }
+      return { tool: terminal?.name ?? "__end__", args };
+    },
+  }),
+};
+
+/**
+ * A blind-submit agent (id `blind-submit-<seed>`): it ends the episode at once with the terminal
+ * tool, its arguments drawn from the schema with the ids the task showed (plausible, never looked
+ * up). A world it passes can be solved without reading anything.
+ */
+export function blindSubmitAgent(seed: number): Agent {
+  return {
+    id: `blind-submit-${seed}`,
+    start: (): AgentSession => ({
+      async act(obs: Observation) {
+        if (obs.kind !== "task") return { tool: "__end__", args: {} };
+        const terminal = terminalOf(obs);
+        const pool = new Set<string>();
+        collectStrings(obs.context, pool);
+        collectStrings(obs.instruction.match(/[A-Za-z]+-\d+|\d+/g) ?? [], pool);
+        const args = sampleValue(terminal?.input_schema ?? {}, Rng.seeded(seed, "blind-submit"), [...pool], {
+          allProperties: true,
+        }) as Record<string, JsonValue>;
+        return { tool: terminal?.name ?? "__end__", args };
+      },
+    }),
+  };
 }
 
 /** Strings an episode has shown (ids to aim random calls at). */

@@ -5,10 +5,34 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { mentionsFact } from "../../src/audit/fact-mention.ts";
 import { auditCustomerSimulator, auditEnvironment, formatSimulatorAudit } from "../../src/audit/index.ts";
 import { deviceSupportV2, deviceSupportV2World } from "../../src/worlds/device-support/index.ts";
-import { PERSONAS, scriptedCustomer } from "../../src/worlds/shared/index.ts";
+import {
+  type CustomerSimulator,
+  PERSONAS,
+  scriptedCustomer,
+  scriptedReply,
+} from "../../src/worlds/shared/index.ts";
 import { capitulating, overHelpful } from "../support/bad-customers.ts";
+
+const LONG: Record<string, string> = { St: "Street", Ave: "Avenue", Rd: "Road", Ln: "Lane", Ct: "Court" };
+
+/** Volunteers its address and model in other words ("number 68 on Station Avenue"), declaring no act. */
+const paraphrasing: CustomerSimulator = {
+  id: "paraphrasing",
+  reply(turn) {
+    const r = scriptedReply(turn);
+    const { address, model } = turn.profile.facts;
+    const [, n, street] = /^(\d+)\s+(.*)$/.exec(String(address)) ?? ["", "", String(address)];
+    const spelled = String(street).replace(/\b(St|Ave|Rd|Ln|Ct)\b/g, (m) => LONG[m]);
+    const [, brand, version] = /^(.*?)\s+(\S+)$/.exec(String(model)) ?? ["", String(model), ""];
+    return {
+      ...r,
+      text: `${r.text} (I live at number ${n} on ${spelled}; the phone is from the ${brand} line, the ${version} one.)`,
+    };
+  },
+};
 
 const world = deviceSupportV2World({ simulators: [overHelpful, capitulating] });
 
@@ -45,6 +69,26 @@ describe("simulator audit", () => {
       r.problems.every((x) => /leaks facts/.test(x)),
       r.problems.join("\n"),
     );
+  });
+
+  test("a simulator that paraphrases the hidden facts is flagged for leakage (issue 27)", async () => {
+    const r = await auditCustomerSimulator({
+      world: deviceSupportV2World({ simulators: [paraphrasing] }),
+      simulator: paraphrasing,
+      personas: ["cooperative"],
+    });
+    assert.equal(r.ok, false);
+    const [p] = r.personas;
+    assert.equal(p.leakage.count, p.leakage.n, JSON.stringify(p.examples));
+    assert.ok(r.problems.some((x) => /leaks facts/.test(x)));
+  });
+
+  test("mentionsFact compares normalised facts: numbers and the words around them", () => {
+    assert.equal(mentionsFact("It's number 68 on Station Avenue.", "68 Station Ave"), true);
+    assert.equal(mentionsFact("the sixty-eight bus", "68 Station Ave"), false);
+    assert.equal(mentionsFact("I waited 68 minutes", "68 Station Ave"), false);
+    assert.equal(mentionsFact("a phone from the iphone line, the 14 one", "iPhone 14"), true);
+    assert.equal(mentionsFact("model 14 of some brand", "iPhone 14"), false);
   });
 
   test("a capitulating simulator is flagged for agreeing to wrong read-backs", async () => {

@@ -1,5 +1,10 @@
 import { errorMessage } from "../../core/errors.ts";
+import type { JsonObject } from "../../core/json.ts";
+import { Rng } from "../../core/rng.ts";
 import type { CheckRun } from "../check-run.ts";
+import { contextStrings } from "../episodes.ts";
+import { findHidden, hiddenNeedles } from "../hidden-values.ts";
+import { sampleValue } from "../json-schema.ts";
 import { middlingAgent } from "../reference-agents.ts";
 import type { CheckPlan, PlannedCheck } from "./planned-check.ts";
 
@@ -10,6 +15,9 @@ function report(run: CheckRun, problems: string[], covered: string[]): void {
 }
 
 const NO_KNOWN_GOOD = "the world has no known-good policy";
+
+/** Tool names that sound like the verifier or the hidden state: a warning, and a probe call. */
+const SUSPECT_NAME = /verif|evaluat|grade|hidden|answer|solution|reference|state|params|secret/i;
 
 /**
  * What the reference agents show (the audit's checks): the null agent and random agents pass nothing
@@ -27,7 +35,10 @@ export function agentChecks(plan: CheckPlan): PlannedCheck[] {
       kind: "cheating",
       async run(run) {
         const s = await plan.agents();
-        report(run, s.nullProblems, [`0/${s.cells} null-agent episodes pass`]);
+        report(run, s.nullProblems, [
+          `0/${s.cells} null-agent episodes pass`,
+          `nor do ${2 * s.cells} episodes of its keyword-stuffing and blind-submit variants`,
+        ]);
       },
     },
     {
@@ -83,18 +94,41 @@ export function agentChecks(plan: CheckPlan): PlannedCheck[] {
       kind: "hidden",
       async run(run) {
         const problems = [...(await plan.agents()).hiddenProblems];
+        const warnings: string[] = [];
         const probe = subject.firstCell();
         if (probe) {
           const task = subject.task(probe);
           const env = plan.player.create(task, probe.seed);
           try {
-            await env.reset({ task, seed: probe.seed, episodeId: "audit-probe" });
-            const reach = env.spec.tools.filter((t) =>
-              /verif|evaluat|grade|hidden|answer|solution|reference|state|params|secret/i.test(t.name),
-            );
-            for (const t of reach)
-              problems.push(`the tool ${t.name} is named for the verifier or the hidden state`);
-            for (const tool of ["evaluate", "verify", "saveState", "get_state", "state", "task_params"]) {
+            const first = await env.reset({ task, seed: probe.seed, episodeId: "audit-probe" });
+            // a name is a warning; a probe call decides: it fails only if its answer holds a hidden value
+            const needles = hiddenNeedles(subject.world, task);
+            const pool = contextStrings(first);
+            const terminal = env.spec.terminalTools ?? [];
+            let ended = false;
+            for (const t of env.spec.tools.filter((x) => SUSPECT_NAME.test(x.name))) {
+              if (ended || terminal.includes(t.name)) {
+                warnings.push(
+                  `warning: the tool ${t.name} is named for the verifier or the hidden state (not probed: it ends the episode)`,
+                );
+                continue;
+              }
+              const args = sampleValue(
+                t.input_schema,
+                Rng.seeded(0, `hidden-probe/${t.name}`),
+                pool,
+              ) as JsonObject;
+              const r = await env.step({ tool: t.name, args, callId: `probe-named-${t.name}` });
+              const found = findHidden(needles, JSON.stringify(r.observation));
+              if (found) problems.push(`calling the tool ${t.name} answers the hidden ${found}`);
+              else
+                warnings.push(
+                  `warning: the tool ${t.name} is named for the verifier or the hidden state (a probe call showed no hidden value)`,
+                );
+              ended = r.terminated;
+            }
+            const fixed = ["evaluate", "verify", "saveState", "get_state", "state", "task_params"];
+            for (const tool of ended ? [] : fixed) {
               const r = await env.step({ tool, args: {}, callId: `probe-${tool}` });
               const res = r.observation.kind === "tool_result" ? r.observation.result : undefined;
               if (!res || res.ok) problems.push(`calling "${tool}" did not answer an error`);
@@ -110,7 +144,10 @@ export function agentChecks(plan: CheckPlan): PlannedCheck[] {
         const declared = hidden?.length ? `hidden params ${hidden.join(", ")}` : "no declared hidden params";
         report(run, problems, [
           `no observation of the null, random and known-good episodes holds the content hash, the verifier id or hidden text (${declared})`,
-          "no tool is named for the verifier; calling evaluate/verify/saveState/get_state is refused",
+          warnings.length
+            ? "calling evaluate/verify/saveState/get_state is refused"
+            : "no tool is named for the verifier; calling evaluate/verify/saveState/get_state is refused",
+          ...warnings,
         ]);
       },
     },

@@ -2,6 +2,7 @@ import type { Action, Environment, StepResult, ToolDescriptor, ToolError } from 
 import { ProvingError } from "../../core/errors.ts";
 import { Rng } from "../../core/rng.ts";
 import type { CheckRun, Scope } from "../check-run.ts";
+import { edgeArgs } from "../edge-values.ts";
 import { contextStrings, fits, refusedByTransport, verdictOf } from "../episodes.ts";
 import { validates } from "../json-schema.ts";
 import { malformedArgs } from "../malformed.ts";
@@ -117,10 +118,79 @@ function noteTally(run: CheckRun, tally: Tally): void {
     run.note(`${tally.transport} refused by the transport as past its limits, before the world saw them`);
 }
 
+/** Schema-valid edge values per tool (an empty string, a lone `%`, unicode, huge numbers, ...). */
+const EDGE_CASES_PER_TOOL = 40;
+
+/**
+ * The schema-valid edge calls of one tool: each must not throw and must answer a well-formed
+ * `tool_result` (success or a coded error, either is fine): a tool that throws on a value its own
+ * schema accepts (a lone `%` to `decodeURIComponent`) fails the check. A fresh episode after one ends.
+ */
+async function edgeCalls(
+  run: CheckRun,
+  tool: ToolDescriptor,
+  cell: Cell,
+  episode: (cell: Cell) => Promise<{ env: Environment; pool: string[] }>,
+  subject: CheckPlan["subject"],
+  tally: Tally,
+): Promise<void> {
+  let current: { env: Environment; pool: string[] } | undefined = await episode(cell);
+  const cases = edgeArgs(
+    tool.input_schema,
+    Rng.seeded(7, `edge/${tool.name}`),
+    current.pool,
+    EDGE_CASES_PER_TOOL,
+  );
+  let sent = 0;
+  for (const c of cases) {
+    current ??= await episode(cell);
+    const action = { tool: tool.name, args: c.args, callId: `edge-${++sent}` } as Action;
+    if (!fits(subject, action)) {
+      tally.skipped++;
+      continue;
+    }
+    const env = current.env;
+    let ended = false;
+    await run.scope(`${tool.name} schema-valid ${c.how}`, async (s: Scope) => {
+      let r: StepResult;
+      try {
+        r = await env.step(action);
+      } catch (err) {
+        if (refusedByTransport(err)) {
+          tally.transport++;
+          ended = true;
+          return;
+        }
+        s.fail(`a schema-valid value threw ${err instanceof Error ? err.message : String(err)}`);
+        ended = true;
+        return;
+      }
+      ended = r.terminated || r.truncated;
+      const obs = r.observation;
+      if (
+        !s.expect(obs?.kind === "tool_result", "not a tool_result observation") ||
+        obs.kind !== "tool_result"
+      )
+        return;
+      const result = obs.result;
+      if (!s.expect(typeof result?.ok === "boolean", "result has no ok flag")) return;
+      if (!result.ok) s.expect(typeof result.error?.code === "string", "error without a code");
+    });
+    if (ended) {
+      await subject.release(env);
+      current = undefined;
+    }
+  }
+  if (current) await subject.release(current.env);
+  if (cases.length)
+    run.note(`${cases.length} schema-valid edge values to ${tool.name} answered without throwing`);
+}
+
 /**
  * Bad input: per tool, `fuzzPerTool` seeded malformed argument objects (ones its schema rejects) each
  * answer `{ok: false, error: {code: "invalid_argument", message (naming the field), retryable: false}}`,
- * never throw and never end the episode; unknown tool names too. The details of a passed check count
+ * never throw and never end the episode; unknown tool names too. Then up to 40 schema-VALID edge
+ * values per tool (`edgeArgs`) must not throw either. The details of a passed check count
  * the calls a harness layer refused first and those outside the Action contract that were refused.
  */
 export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
@@ -178,7 +248,9 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
         await run.scope(`${tool.name}: evaluate() after malformed calls`, async () => {
           verdictOf(env);
         });
+        await subject.release(env);
       }
+      await edgeCalls(run, tool, first, episode, subject, tally);
       noteTally(run, tally);
     },
   });

@@ -15,6 +15,9 @@ export const deviceSupport: WorldDefinition = {
   policies: DEVICE_SUPPORT_POLICIES,
   knownGood: "cautious",
   expectedFailures: EXPECTED_FAILURES,
+  // what the world has planned (approval decisions, the first create's fault, receipt delays, outages):
+  // the audit's hidden check looks for these values, in any encoding, in every observation
+  hiddenParams: ["decisions", "firstCreate", "receiptDelay", "transientUnavailable"],
 };
 
 export { CONVERSATION_EXPECTED_FAILURES, DEVICE_SUPPORT_V2_POLICIES } from "./conversation-policies.ts";

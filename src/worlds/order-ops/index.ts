@@ -16,6 +16,9 @@ export const orderOps: WorldDefinition = {
   policies: ORDER_OPS_POLICIES,
   knownGood: "careful",
   expectedFailures: EXPECTED_FAILURES,
+  // what the world has planned (scheduled shipping, the first refund's fault, refund delays, outages):
+  // the audit's hidden check looks for these values, in any encoding, in every observation
+  hiddenParams: ["jobs", "firstRefund", "refundDelay", "transientUnavailable"],
 };
 
 export {
