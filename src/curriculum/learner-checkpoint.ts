@@ -43,7 +43,8 @@ export async function checkpointAgent(
   agent: ResolvedAgent,
   at: { runId: string; afterEpisode: number; now: () => Date; store?: PolicyStore | undefined },
 ): Promise<AgentCheckpoint | undefined> {
-  const policy = agent.checkpoint?.();
+  // a frozen learner (not `ordered`: it learns nothing across trials) keeps the policy it was given
+  const policy = agent.ordered ? agent.checkpoint?.() : undefined;
   if (!policy || !at.store) return undefined;
   await at.store.savePolicy(
     storedPolicy(policy, {
@@ -126,6 +127,7 @@ export async function resumeAgent(
     specOf: (row: CurriculumEpisodesTable, episodeNumber: number) => TrialSpec;
   },
 ): Promise<void> {
+  if (!agent.ordered) return; // frozen: there is nothing to restore or learn again
   const saved = (o.snapshot?.snapshot as { agent?: AgentCheckpoint } | undefined)?.agent;
   if (saved) await restoreAgent(agent, saved, o.store);
   const from = saved ? (o.snapshot?.afterEpisode ?? 0) : 0;
@@ -150,6 +152,7 @@ export async function replayIfRecorded(
   store: { getTrial(id: string): Promise<{ outcome: string } | undefined> },
   replay: ReplayParts,
 ): Promise<void> {
+  if (!replay.agent.ordered) return;
   const before = await store.getTrial(spec.id);
   if (before && !isInfra(before.outcome))
     await replayForAgent(runId, [{ spec, trialId: spec.id, outcome: before.outcome }], replay);
