@@ -181,7 +181,7 @@ export async function benchBatchedSteps(opts: BenchOptions & { rounds?: number }
   const figures: Figure[] = [
     {
       id: "batch_in_process_env_steps_per_s",
-      label: "in-process env.step, the same step (the ceiling)",
+      label: "in-process env.step, the same step (no server)",
       value: await inProcess(rounds, stepsPerMode),
       unit: "steps/s",
     },
