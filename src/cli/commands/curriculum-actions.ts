@@ -17,7 +17,6 @@ import {
   fillPool,
   openCurriculumStore,
   parseHorizon,
-  parseSplitFile,
   poolRequests,
   type ReviewItem,
   readCurriculum,
@@ -50,21 +49,11 @@ import type {
   SplitRunFlags,
 } from "./curriculum-flags.ts";
 import { reportExperimentOf } from "./serve-curriculum.ts";
+import { readSplitFlag } from "./split-flag.ts";
 import { trialJson } from "./trial-json.ts";
 
 /** The per-trial budget of a curriculum episode and a split run, before `--max-steps` / `--timeout-ms`. */
 const TRIAL_BUDGET = { maxSteps: 200, maxVirtualSeconds: 86400, wallTimeoutMs: 60000 };
-
-/** Reads a split file (YAML or JSON); `unreadable_file` / `bad_split_file`. */
-export function readSplitFlag(file: string): SplitFile {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (err) {
-    throw configError("unreadable_file", `cannot read ${file}: ${(err as Error).message}`);
-  }
-  return parseSplitFile(text, file);
-}
 
 /**
  * The store of the curriculum tables, as `--store` names it: a SQLite file (resolved) or a

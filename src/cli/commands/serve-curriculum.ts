@@ -13,7 +13,7 @@ import {
 import type { Gym } from "../../gym/gym.ts";
 import type { ServeTarget } from "../../serve/target.ts";
 import type { Store } from "../../store/store.ts";
-import { readSplitFlag } from "./curriculum-actions.ts";
+import { readSplitFlag } from "./split-flag.ts";
 
 export interface ServeCurriculumFlags {
   /** A split file, or `true` for the served world's default split. */
