@@ -71,7 +71,7 @@ export function isolateSandbox(limits: SandboxLimits = {}): CodeSandbox {
         let refusedImport = false;
         const raw = host.runFresh(isolate, (context, limit) => {
           const script = isolate.compileScriptSync(
-            `(function (INPUT) {\nreturn (${HARNESS_SOURCE});\n})(${input})`,
+            `(function (INPUT) {\n"use strict";\nreturn (${HARNESS_SOURCE});\n})(${input})`,
             {
               filename: "proving-sandbox-harness.js",
             },
