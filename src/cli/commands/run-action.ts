@@ -11,12 +11,12 @@ import { renderTerminalReport } from "../../report/terminal.ts";
 import { DEMO_EXPERIMENT, type ExperimentConfig, parseExperiment } from "../../runner/experiment.ts";
 import { interruptOnSignals } from "../../runner/interrupt.ts";
 import { type ExperimentResult, runExperiment } from "../../runner/run.ts";
-import type { RemoteTarget } from "../../serve/remote-environment.ts";
 import { budgetWithFlags } from "../agent-store-options.ts";
 import { printJson, readDataFile, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { progressReporter } from "../progress.ts";
 import { readVariantFlag } from "../variant-flag.ts";
+import type { AnyRemoteTarget } from "./remote-target.ts";
 import { writeRunReport } from "./report.ts";
 import type { RunFlags } from "./run-flags.ts";
 import { trialJson } from "./trial-json.ts";
@@ -118,10 +118,14 @@ function variantReport(gym: Gym, result: ExperimentResult) {
   return { rows, text: renderSeparation(rows, good) };
 }
 
-/** The world of a `proving serve` server; the client (and ws) load only for `--remote`. */
-async function connectRemoteWorld(url: string, token: string | undefined): Promise<RemoteTarget> {
-  const { connectRemote } = await import("../../serve/remote-environment.ts");
-  return connectRemote(url, token ? { token } : {});
+/** The world of a `proving serve` server or a foreign OpenEnv server; the client (and ws) load only for `--remote`. */
+async function connectRemoteWorld(
+  url: string,
+  token: string | undefined,
+  gym: Gym,
+): Promise<AnyRemoteTarget> {
+  const { connectAnyRemote } = await import("./remote-target.ts");
+  return connectAnyRemote(url, token, gym);
 }
 
 /** `proving run [FILE]`: the action behind the flags `registerRun` declares. */
@@ -153,7 +157,7 @@ export async function runCommand(
     return;
   }
   const token = process.env.PROVING_REMOTE_TOKEN;
-  const remote = flags.remote ? await connectRemoteWorld(flags.remote, token) : undefined;
+  const remote = flags.remote ? await connectRemoteWorld(flags.remote, token, gym) : undefined;
   const config = experimentFromFlags(
     file,
     remote && !flags.world?.length ? { ...flags, world: [remote.world] } : flags,
