@@ -6,6 +6,7 @@
  * JSON lines on stdio instead). Plain values the gym wires (`BUILTIN_AGENT_KINDS` in the gym); their
  * code (and the AI SDK, the MCP SDK) loads only when a spec uses them.
  */
+import { importOptional } from "../core/optional-dependency.ts";
 import type { ResolveProgramAgent } from "./cmd/program-agent.ts";
 import type { AgentKind } from "./resolve.ts";
 
@@ -13,7 +14,9 @@ const llmKind = (provider: "openai" | "anthropic" | "openai-compatible", descrip
   prefix: provider,
   description,
   async resolve(rest, spec, ctx) {
-    const { endpointKey, parseLlmSpec, resolvedLlmAgent } = await import("./llm/index.ts");
+    const { endpointKey, parseLlmSpec, resolvedLlmAgent } = await importOptional(
+      () => import("./llm/index.ts"),
+    );
     const config = parseLlmSpec(provider, rest, { cwd: ctx.cwd, env: ctx.env, prices: ctx.prices });
     return resolvedLlmAgent(config, spec, { limiter: ctx.limiters.get(endpointKey(config), config.limiter) });
   },

@@ -1,4 +1,5 @@
 import { pathToFileURL } from "node:url";
+import { importOptional } from "../core/optional-dependency.ts";
 
 const TYPESCRIPT = /\.[cm]?ts$/;
 
@@ -18,7 +19,7 @@ export async function importAgentModule(file: string): Promise<Record<string, un
     mod = (await import(url)) as Record<string, unknown>;
   } catch (err) {
     if ((err as { code?: unknown }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw err;
-    const { tsImport } = await import("tsx/esm/api");
+    const { tsImport } = await importOptional(() => import("tsx/esm/api"));
     mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
   }
   const inner = mod.default as { __esModule?: unknown } | undefined;

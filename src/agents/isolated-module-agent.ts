@@ -11,6 +11,7 @@ import type {
   Observation,
   TrialRecordSummary,
 } from "../core/contracts.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 import { TrialEnd } from "../core/trial-end.ts";
 import { agentEnvironment } from "./cmd/child-env.ts";
 import { PrivateDir } from "./cmd/private-dir.ts";
@@ -35,7 +36,7 @@ const TYPESCRIPT = /\.[cm]?ts$/;
  * is handed over as it is (loading it then says what is wrong).
  */
 export async function prepareModule(file: string): Promise<PreparedModule> {
-  const { build } = await import("esbuild");
+  const { build } = await importOptional(() => import("esbuild"));
   const common = {
     entryPoints: [file],
     bundle: true,

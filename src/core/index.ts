@@ -89,6 +89,13 @@ export {
   hashString,
 } from "./hash.ts";
 export type { JsonObject, JsonValue } from "./json.ts";
+export {
+  importOptional,
+  loadOptional,
+  missingOptionalDependency,
+  OPTIONAL_DEPENDENCIES,
+  optionalDependencyMissing,
+} from "./optional-dependency.ts";
 export type { FamilyInfo, SavedEnvironment, StateFactory, WorldDefinition } from "./registry.ts";
 export { Registry } from "./registry.ts";
 export type { RngState } from "./rng.ts";

@@ -4,6 +4,7 @@
  * provider model (`doEmbed`). An embedder names its model `provider:model`, which a bank records.
  */
 import type { FetchFn } from "../agents/llm/provider.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 
 export interface Embedder {
   /** `provider:model`, recorded by the bank built with it. */
@@ -32,7 +33,7 @@ export function providerEmbedder(options: ProviderEmbedderOptions): Embedder {
       }>
     | undefined;
   const modelOf = () => {
-    loaded ??= import("@ai-sdk/openai").then(({ createOpenAI }) =>
+    loaded ??= importOptional(() => import("@ai-sdk/openai")).then(({ createOpenAI }) =>
       createOpenAI({
         baseURL: options.baseURL,
         ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),

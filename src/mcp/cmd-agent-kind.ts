@@ -1,5 +1,6 @@
 import { programKind } from "../agents/builtin-kinds.ts";
 import type { AgentKind } from "../agents/resolve.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 
 /**
  * `cmd:COMMAND`: an external program per episode that acts through an MCP server the gym serves it
@@ -8,5 +9,5 @@ import type { AgentKind } from "../agents/resolve.ts";
 export const CMD_AGENT_KIND: AgentKind = programKind(
   "cmd",
   "an external program per episode, acting through an MCP server over streamable HTTP",
-  async () => (await import("./cmd-agent.ts")).resolveCmdAgent,
+  async () => (await importOptional(() => import("./cmd-agent.ts"))).resolveCmdAgent,
 );

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SharedRateLimit } from "../agents/llm/limiter.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 import { redisConnection } from "./connection.ts";
 
 export interface RedisRateLimitOptions {
@@ -69,7 +70,7 @@ export async function createRedisRateLimit(
   url: string,
   opts: RedisRateLimitOptions = {},
 ): Promise<RedisRateLimit> {
-  const { Redis } = await import("ioredis");
+  const { Redis } = await importOptional(() => import("ioredis"));
   const redis = new Redis({ ...redisConnection(url), maxRetriesPerRequest: 3, lazyConnect: false });
   redis.on("error", () => undefined);
   const windowMs = opts.windowMs ?? 60_000;

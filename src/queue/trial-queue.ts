@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import type { TrialSpec } from "../core/contracts.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 import { redisConnection } from "./connection.ts";
 
 /** The one BullMQ queue trials go through (every experiment; a job's id is its trial's id). */
@@ -22,7 +23,7 @@ export const DEFAULT_ATTEMPTS = 3;
 
 /** Opens the trial queue on Redis (BullMQ loads here). Close it with `queue.close()`. */
 export async function openTrialQueue(url: string): Promise<Queue<TrialJobData>> {
-  const { Queue } = await import("bullmq");
+  const { Queue } = await importOptional(() => import("bullmq"));
   const queue = new Queue<TrialJobData>(TRIAL_QUEUE, { connection: redisConnection(url) });
   queue.on("error", () => undefined); // a lost connection is retried by ioredis; calls fail meanwhile
   return queue;

@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { Job, Queue, Worker } from "bullmq";
 import { errorMessage } from "../core/errors.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 import { unranRecord } from "../runner/trial-record.ts";
 import type { Store } from "../store/store.ts";
 import { redisConnection } from "./connection.ts";
@@ -72,7 +73,7 @@ function processorExecArgv(memoryMb?: number): string[] {
  * `infra_error` with the last error, so a poison trial ends instead of looping.
  */
 export async function startTrialWorker(opts: TrialWorkerOptions): Promise<TrialWorker> {
-  const { Worker: BullWorker } = await import("bullmq");
+  const { Worker: BullWorker } = await importOptional(() => import("bullmq"));
   const name = opts.name ?? `${os.hostname()}:${process.pid}`;
   const lockMs = opts.lockMs ?? 30_000;
   const queue: Queue<TrialJobData> = await openTrialQueue(opts.queueUrl);

@@ -1,6 +1,7 @@
 import { createRequire, SourceMap } from "node:module";
 import { ProvingError } from "../core/errors.ts";
 import { hashString } from "../core/hash.ts";
+import { missingOptionalDependency, optionalDependencyMissing } from "../core/optional-dependency.ts";
 import { type RuleCodeFailure, type RuleCodeLocation, ruleCodeFailure } from "./rule-code-failure.ts";
 
 /**
@@ -35,6 +36,7 @@ function loadEsbuild(): Esbuild {
   try {
     esbuild = createRequire(import.meta.url)("esbuild") as Esbuild;
   } catch (err) {
+    if (missingOptionalDependency(err) === "esbuild") throw optionalDependencyMissing("esbuild", err);
     throw new ProvingError(
       "sandbox_unavailable",
       `compiling generated rules needs esbuild: ${(err as Error).message}`,

@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import { ProvingError } from "../core/errors.ts";
+import { missingOptionalDependency, optionalDependencyMissing } from "../core/optional-dependency.ts";
 
 type Ivm = typeof import("isolated-vm");
 export type Isolate = import("isolated-vm").Isolate;
@@ -125,6 +126,8 @@ function loadIsolatedVm(needs: string): Ivm {
   try {
     return createRequire(import.meta.url)("isolated-vm") as Ivm;
   } catch (err) {
+    // not installed (`npm install --omit=optional`): say which package; installed but not loadable: unavailable
+    if (missingOptionalDependency(err) === "isolated-vm") throw optionalDependencyMissing("isolated-vm", err);
     throw new ProvingError(
       "sandbox_unavailable",
       `${needs} the native module ${ISOLATED_VM} (npm install builds it): ${(err as Error).message}`,

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import { errorMessage, ProvingError } from "../core/errors.ts";
+import { importOptional } from "../core/optional-dependency.ts";
 import { createStore } from "./create-store.ts";
 import type { KyselyStoreOptions } from "./kysely-store.ts";
 import type { StoreDatabase } from "./schema.ts";
@@ -25,7 +26,7 @@ export async function connectPostgres<DB = StoreDatabase>(
 ): Promise<Kysely<DB>> {
   let pool: import("pg").Pool;
   try {
-    const pg = await import("pg");
+    const pg = await importOptional(() => import("pg"));
     const Pool = pg.default?.Pool ?? pg.Pool;
     pool = new Pool({
       connectionString: url,
@@ -38,6 +39,7 @@ export async function connectPostgres<DB = StoreDatabase>(
     const client = await pool.connect();
     client.release();
   } catch (err) {
+    if (err instanceof ProvingError) throw err; // optional_dependency_missing: pg is not installed
     throw new ProvingError(
       "store_open_failed",
       `cannot open store ${redactStoreUrl(url)}: ${errorMessage(err)}`,

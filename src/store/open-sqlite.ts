@@ -1,8 +1,10 @@
 import { mkdirSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { errorMessage, ProvingError } from "../core/errors.ts";
+import { loadOptional } from "../core/optional-dependency.ts";
 import { acquireWriteLock, releaseWriteLock, type WriteLock } from "./write-lock.ts";
 
 export interface SqliteOptions {
@@ -32,6 +34,13 @@ export interface OpenedSqlite<DB> {
 }
 
 /**
+ * better-sqlite3, an optional dependency (a native module), loaded when a store opens (Node caches it):
+ * `optional_dependency_missing` where it is not installed.
+ */
+const loadSqlite = (): typeof Database =>
+  loadOptional(() => createRequire(import.meta.url)("better-sqlite3") as typeof Database);
+
+/**
  * Opens (creating when needed, parent directories included) the SQLite database at `path` in WAL
  * mode, so readers never block the writer, and takes the process-wide write lock of its file.
  * `:memory:` (or "") gives a throwaway database and no lock. `store_open_failed` if it cannot open;
@@ -39,10 +48,11 @@ export interface OpenedSqlite<DB> {
  * so nothing writes on into a damaged store.
  */
 export function openSqlite<DB>(path: string, opts: SqliteOptions): OpenedSqlite<DB> {
+  const Sqlite = loadSqlite();
   let database: Database.Database | undefined;
   try {
     if (path !== ":memory:" && path !== "") mkdirSync(dirname(resolve(path)), { recursive: true });
-    database = new Database(path, { timeout: opts.busyTryMs });
+    database = new Sqlite(path, { timeout: opts.busyTryMs });
     database.pragma(`busy_timeout = ${opts.busyTryMs}`);
     database.pragma("journal_mode = WAL");
     database.pragma(`synchronous = ${opts.synchronous}`);

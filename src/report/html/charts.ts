@@ -1,4 +1,5 @@
 import { OUTCOMES, type Outcome } from "../../core/contracts.ts";
+import { importOptional } from "../../core/optional-dependency.ts";
 import type { TrialSummary } from "../../store/store.ts";
 import type { ExperimentSummary } from "../summary.ts";
 import type { ReportComparison } from "./comparison.ts";
@@ -30,7 +31,7 @@ let renderer: Promise<(spec: Spec) => Promise<string>> | undefined;
 /** Renders a vega-lite spec to a static SVG string in Node (vega and vega-lite load on first use). */
 export function renderSvg(spec: Spec): Promise<string> {
   renderer ??= (async () => {
-    const [vega, vl] = await Promise.all([import("vega"), import("vega-lite")]);
+    const [vega, vl] = await importOptional(() => Promise.all([import("vega"), import("vega-lite")]));
     return async (s: Spec) => {
       const compiled = vl.compile({ config: CONFIG, ...s } as never).spec;
       const view = new vega.View(vega.parse(compiled), { renderer: "none" });
