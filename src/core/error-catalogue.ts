@@ -153,11 +153,6 @@ export const ERROR_CATALOGUE = {
   },
   missing_api_key: { fault: "config", meaning: "the environment variable holding an LLM API key is not set" },
   missing_world: { fault: "config", meaning: "`serve` was given neither `--world` nor `--variant`" },
-  optional_dependency_missing: {
-    fault: "config",
-    meaning:
-      "a feature needs an optional dependency that is not installed (`npm install --omit=optional`); the message names the package",
-  },
   no_experiments: { fault: "config", meaning: "the store holds no experiment yet" },
   no_store: { fault: "config", meaning: "there is no store file at the given path" },
   not_comparable: {
@@ -175,6 +170,20 @@ export const ERROR_CATALOGUE = {
   },
   setup_ended_episode: { fault: "config", meaning: "a step replayed by a Setup layer ended the episode" },
   setup_failed: { fault: "config", meaning: "a step replayed by a Setup layer answered an error" },
+  store_key_invalid: {
+    fault: "config",
+    meaning:
+      "the store key (the `.key` file beside a SQLite store, or PROVING_STORE_KEY) is unreadable or too short",
+  },
+  store_key_mismatch: {
+    fault: "config",
+    meaning: "the store key given is not the key the store's records are signed with",
+  },
+  store_key_missing: {
+    fault: "config",
+    meaning:
+      "the store's records are signed but its key is missing (the `.key` file beside a SQLite store, or PROVING_STORE_KEY)",
+  },
   store_schema_too_new: { fault: "config", meaning: "the store was written by a newer build of the gym" },
   unknown_agent: { fault: "config", meaning: "an agent name or agent kind that nothing resolves" },
   unknown_experiment: { fault: "config", meaning: "no experiment with this id in the store" },

@@ -1,14 +1,15 @@
 import type { Kysely } from "kysely";
 import { KyselyStore, type KyselyStoreOptions } from "./kysely-store.ts";
 import { migrate } from "./migrations.ts";
+import { checkStoreKey } from "./record-integrity.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { Store } from "./store.ts";
-import type { StoreDialect } from "./store-dialect.ts";
+import { type StoreDialect, writeTransaction } from "./store-dialect.ts";
 import { toStoreError } from "./store-errors.ts";
 
 /**
  * Builds a Store on an existing kysely instance (any dialect the query code supports) after
- * migrating its schema. The store owns `db` from here on: `close()` destroys it.
+ * migrating its schema and checking its key (`store_key_missing`, `store_key_mismatch`). The store owns `db` from here on: `close()` destroys it.
  */
 export async function createStore(
   db: Kysely<StoreDatabase>,
@@ -20,7 +21,21 @@ export async function createStore(
       writeLock: opts.writeLock,
       ...(opts.busyWaitMs !== undefined ? { busyWaitMs: opts.busyWaitMs } : {}),
     });
-    return new KyselyStore(db, dialect, version, opts);
+    // the key is checked against the one the store was signed with (a store never signed takes it)
+    const recordKey = await writeTransaction(
+      db,
+      dialect,
+      (trx) =>
+        checkStoreKey(trx, opts.recordKey, {
+          where: opts.keySource ?? "the store options",
+          now: new Date().toISOString(),
+          ...(opts.createKey ? { createKey: opts.createKey } : {}),
+        }),
+      opts.writeLock,
+      opts.busyWaitMs,
+    );
+    const { createKey: _made, ...rest } = opts;
+    return new KyselyStore(db, dialect, version, recordKey ? { ...rest, recordKey } : rest);
   } catch (err) {
     await db.destroy().catch(() => undefined);
     opts.onClose?.();

@@ -24,6 +24,7 @@ export {
   type PolicySummary,
   type StoredPolicy,
 } from "./policies.ts";
+export type { RecordProblem, RecordVerification } from "./record-verification.ts";
 export type { StoreDatabase } from "./schema.ts";
 export {
   type CreateExperimentOptions,
@@ -38,6 +39,7 @@ export {
   type TrialSummary,
 } from "./store.ts";
 export { POSTGRES_DIALECT, SQLITE_DIALECT, type StoreDialect } from "./store-dialect.ts";
+export { parseStoreKey, readKeyFile, storeKeyPath } from "./store-key.ts";
 export { isPostgresUrl, redactStoreUrl } from "./store-url.ts";
 export { TrialWriter, type TrialWriterOptions } from "./trial-writer.ts";
 export { acquireWriteLock, releaseWriteLock, WriteLock } from "./write-lock.ts";

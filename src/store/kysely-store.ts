@@ -30,6 +30,8 @@ import {
   type PolicySummary,
   type StoredPolicy,
 } from "./policies.ts";
+import { sealExperiment, signRows, verifyExperimentRecords } from "./record-integrity.ts";
+import type { RecordVerification } from "./record-verification.ts";
 import type { ExperimentsTable, StoreDatabase } from "./schema.ts";
 import type {
   CreateExperimentOptions,
@@ -65,6 +67,15 @@ export interface KyselyStoreOptions {
   onClose?: () => void;
   /** SQLite: how long a write retries while another process holds the write lock (then `store_busy`). */
   busyWaitMs?: number;
+  /**
+   * The store key (kept outside the store): every trial row written gets its HMAC and a completed
+   * experiment its seal, so `verifyRecords` finds a changed, removed or inserted record. None: unsigned.
+   */
+  recordKey?: Buffer;
+  /** Where the key came from (or was looked for), for error messages. */
+  keySource?: string;
+  /** Makes a key for a store that has none and was never signed (a new SQLite file's key file). */
+  createKey?: () => Buffer;
 }
 
 const EXPERIMENT_ID_MAX = 200;
@@ -203,9 +214,18 @@ export class KyselyStore implements Store {
   setExperimentStatus(id: string, status: ExperimentStatus): Promise<void> {
     return this.#run("setExperimentStatus", async () => {
       checkStatus(status);
-      const result = await this.#write((trx) =>
-        trx.updateTable("experiments").set({ status }).where("id", "=", id).executeTakeFirst(),
-      );
+      const key = this.#opts.recordKey;
+      const result = await this.#write(async (trx) => {
+        const updated = await trx
+          .updateTable("experiments")
+          .set({ status })
+          .where("id", "=", id)
+          .executeTakeFirst();
+        if (key && status === "completed" && Number(updated.numUpdatedRows) > 0) {
+          await sealExperiment(trx, key, id, new Date().toISOString());
+        }
+        return updated;
+      });
       if (Number(result.numUpdatedRows) === 0) throw unknownExperiment(id);
     });
   }
@@ -303,7 +323,7 @@ export class KyselyStore implements Store {
       for (const record of records) {
         validateRecord(record);
         byId.delete(record.spec.id);
-        byId.set(record.spec.id, trialToRows(record));
+        byId.set(record.spec.id, signRows(this.#opts.recordKey, trialToRows(record)));
       }
       const all = [...byId.values()];
       const ids = [...byId.keys()];
@@ -342,7 +362,7 @@ export class KyselyStore implements Store {
   recordTrialOnce(record: TrialRecord, attempt?: { attemptId: string; endedAt: string }): Promise<boolean> {
     return this.#run("recordTrialOnce", () =>
       this.#write(async (trx) => {
-        const inserted = await insertTrialOnce(trx, record);
+        const inserted = await insertTrialOnce(trx, record, this.#opts.recordKey);
         if (attempt) {
           await updateAttempt(trx, attempt.attemptId, {
             endedAt: attempt.endedAt,
@@ -528,6 +548,20 @@ export class KyselyStore implements Store {
       const last = page[page.length - 1]!.spec;
       after = { idx: last.index, trialId: last.id };
     }
+  }
+
+  verifyRecords(experimentId: string): Promise<RecordVerification> {
+    return this.#run("verifyRecords", async () => {
+      const row = await this.#db
+        .selectFrom("experiments")
+        .select("status")
+        .where("id", "=", experimentId)
+        .executeTakeFirst();
+      if (!row) throw unknownExperiment(experimentId);
+      return this.#db
+        .transaction()
+        .execute((trx) => verifyExperimentRecords(trx, this.#opts.recordKey, experimentId, row.status));
+    });
   }
 
   // ------------------------------------------------------------ learners' policies

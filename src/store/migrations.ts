@@ -286,6 +286,33 @@ const policies: StoreMigration = {
   },
 };
 
+/**
+ * Tamper-evident records (issue 27): each trial row's HMAC under the store key (kept outside the
+ * store), the seal of a completed experiment (its recorded trial ids, with their own HMAC) and the
+ * id of the key the store was signed with.
+ */
+const recordIntegrity: StoreMigration = {
+  version: 8,
+  name: "record-integrity",
+  async up(db) {
+    await db.schema.alterTable("trials").addColumn("mac", "text").execute();
+    await db.schema
+      .createTable("experiment_seals")
+      .ifNotExists()
+      .addColumn("experiment_id", "text", (c) => c.primaryKey())
+      .addColumn("trial_ids", "text", (c) => c.notNull())
+      .addColumn("mac", "text", (c) => c.notNull())
+      .addColumn("sealed_at", "text", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("store_keys")
+      .ifNotExists()
+      .addColumn("key_id", "text", (c) => c.primaryKey())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, in order. Append only: add a new one at the end with the next version. */
 export const MIGRATIONS: readonly StoreMigration[] = [
   initial,
@@ -295,6 +322,7 @@ export const MIGRATIONS: readonly StoreMigration[] = [
   curriculumVariants,
   experimentLeases,
   policies,
+  recordIntegrity,
 ];
 
 /** Postgres advisory lock key held while migrating (any fixed bigint; "prov" in ASCII). */

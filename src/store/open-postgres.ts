@@ -13,6 +13,14 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How long to wait for a connection before failing (default 10000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * The store key (kept outside the store: `$PROVING_STORE_KEY` in the CLI): trial rows get their
+   * HMAC and completed experiments their seal. A SQLite file without one uses its key file
+   * (`<store>.key`); a Postgres store without one is unsigned (and a signed one is `store_key_missing`).
+   */
+  recordKey?: Buffer;
+  /** Where `recordKey` came from, for error messages. */
+  keySource?: string;
 }
 
 /**
@@ -61,6 +69,9 @@ export async function connectPostgres<DB = StoreDatabase>(
  */
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const db = await connectPostgres(url, opts);
-  const storeOpts: KyselyStoreOptions = {};
+  const storeOpts: KyselyStoreOptions = {
+    ...(opts.recordKey ? { recordKey: opts.recordKey } : {}),
+    keySource: opts.keySource ?? "PROVING_STORE_KEY",
+  };
   return createStore(db, POSTGRES_DIALECT, storeOpts);
 }

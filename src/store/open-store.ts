@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { DEFAULT_BUSY_WAIT_MS } from "./busy-retry.ts";
 import { createStore } from "./create-store.ts";
 import type { PostgresStoreOptions } from "./open-postgres.ts";
@@ -5,6 +7,7 @@ import { openSqlite } from "./open-sqlite.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { Store } from "./store.ts";
 import { SQLITE_DIALECT } from "./store-dialect.ts";
+import { readKeyFile, readOrCreateKeyFile, STORE_KEY_BYTES, storeKeyPath } from "./store-key.ts";
 import { isPostgresUrl } from "./store-url.ts";
 
 /** Where the CLI keeps its store unless told otherwise (relative to the working directory). */
@@ -32,6 +35,8 @@ export const BUSY_TRY_MS = 200;
  * brings its schema up to date. WAL mode, so readers never block the writer; `synchronous=FULL`,
  * so a committed transaction survives a crash. `:memory:` gives a throwaway store.
  * A `postgres://` (or `postgresql://`) URL opens the Postgres store instead (`openPostgresStore`).
+ * Records are signed with the store key (`recordKey`, else the key file `<path>.key` beside the file,
+ * created mode 0600 for a store never signed): `store_key_missing` when a signed store's key is gone.
  */
 export async function openStore(path: string, opts: OpenStoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(path)) {
@@ -45,7 +50,22 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
     synchronous: "FULL",
     ...(opts.quickCheck === false ? { quickCheck: false } : {}),
   });
-  if (!writeLock) return createStore(db, SQLITE_DIALECT);
+  if (!writeLock) {
+    // a throwaway store signs with a throwaway key
+    return createStore(db, SQLITE_DIALECT, {
+      recordKey: opts.recordKey ?? randomBytes(STORE_KEY_BYTES),
+      keySource: opts.keySource ?? "memory",
+    });
+  }
+  // The key lives beside the file, never in it; a store never signed gets a new key file.
+  const keyFile = storeKeyPath(resolve(path));
+  const recordKey = opts.recordKey ?? readKeyFile(keyFile);
   // Stores on the same file in this process take turns writing (see WriteLock).
-  return createStore(db, SQLITE_DIALECT, { writeLock, onClose: release, busyWaitMs: busyTimeoutMs });
+  return createStore(db, SQLITE_DIALECT, {
+    writeLock,
+    onClose: release,
+    busyWaitMs: busyTimeoutMs,
+    keySource: opts.keySource ?? keyFile,
+    ...(recordKey ? { recordKey } : { createKey: () => readOrCreateKeyFile(keyFile) }),
+  });
 }

@@ -65,6 +65,8 @@ export interface TrialsTable {
   finished_at: string;
   /** JSON TrialRecord without `steps` and `verdict` (they live in their own tables). */
   record: string;
+  /** HMAC-SHA256 of the record, steps and verdict under the store key (record-mac.ts); null: unsigned. */
+  mac?: string | null;
 }
 
 export interface StepsTable {
@@ -126,6 +128,22 @@ export interface PoliciesTable {
   policy: string;
 }
 
+/** A completed experiment's seal: the trials recorded then, so a removed one is named. */
+export interface ExperimentSealsTable {
+  experiment_id: string;
+  /** JSON array of trial ids, in index order. */
+  trial_ids: string;
+  /** `sealMac` over the experiment id and those ids. */
+  mac: string;
+  sealed_at: string;
+}
+
+/** The key the store's records are signed with, by id (`storeKeyId`); the key itself is never stored. */
+export interface StoreKeysTable {
+  key_id: string;
+  created_at: string;
+}
+
 export interface StoreDatabase {
   store_migrations: StoreMigrationsTable;
   experiments: ExperimentsTable;
@@ -137,4 +155,6 @@ export interface StoreDatabase {
   experiment_gyms: ExperimentGymsTable;
   experiment_leases: ExperimentLeasesTable;
   policies: PoliciesTable;
+  experiment_seals: ExperimentSealsTable;
+  store_keys: StoreKeysTable;
 }

@@ -4,6 +4,7 @@ import type { TrialSummary } from "../core/trial-summary.ts";
 import type { Attempt, AttemptEnd, NewAttempt } from "./attempts.ts";
 import type { ExperimentLease, LeaseRequest, LeaseResult } from "./leases.ts";
 import type { PolicyStore } from "./policies.ts";
+import type { RecordVerification } from "./record-verification.ts";
 
 /** A trial's summary row (defined with the other trial types in core: the runner and reports build them too). */
 export type { TrialSummary } from "../core/trial-summary.ts";
@@ -119,6 +120,12 @@ export interface Store extends PolicyStore {
    * order, reading a page at a time. Returns the number of lines written.
    */
   exportJsonl(experimentId: string, write: LineWriter, opts?: ExportOptions): Promise<number>;
+  /**
+   * Checks every trial row of the experiment against its MAC (under the store key), its summary
+   * columns against its record, its trial against the manifest, and the experiment's seal (written
+   * when it completed) for removed rows. Never throws for what it finds: see `RecordVerification`.
+   */
+  verifyRecords(experimentId: string): Promise<RecordVerification>;
   /** Closes the database. Idempotent; any later call fails with `store_closed`. */
   close(): Promise<void>;
 }

@@ -50,31 +50,40 @@ export function readTrialPage(
     }
     const rows = await filterTrials(query, filter).execute();
     if (rows.length === 0) return [];
-    const steps = new Map<string, string[]>();
-    const verdicts = new Map<string, string>();
-    for (const chunk of chunks(
+    const { steps, verdicts } = await readStepsAndVerdicts(
+      trx,
       rows.map((r) => r.trial_id),
-      ID_CHUNK,
-    )) {
-      const stepRows = await trx
-        .selectFrom("steps")
-        .select(["trial_id", "step"])
-        .where("trial_id", "in", chunk)
-        .orderBy("trial_id")
-        .orderBy("idx")
-        .execute();
-      for (const s of stepRows) {
-        const list = steps.get(s.trial_id);
-        if (list) list.push(s.step);
-        else steps.set(s.trial_id, [s.step]);
-      }
-      const verdictRows = await trx
-        .selectFrom("verdicts")
-        .select(["trial_id", "verdict"])
-        .where("trial_id", "in", chunk)
-        .execute();
-      for (const v of verdictRows) verdicts.set(v.trial_id, v.verdict);
-    }
+    );
     return rows.map((r) => assembleRecord(r.record, steps.get(r.trial_id) ?? [], verdicts.get(r.trial_id)));
   });
+}
+
+/** The step JSONs (in step order) and verdict JSON of these trials, by trial id. */
+export async function readStepsAndVerdicts(
+  trx: Kysely<StoreDatabase>,
+  trialIds: readonly string[],
+): Promise<{ steps: Map<string, string[]>; verdicts: Map<string, string> }> {
+  const steps = new Map<string, string[]>();
+  const verdicts = new Map<string, string>();
+  for (const chunk of chunks(trialIds, ID_CHUNK)) {
+    const stepRows = await trx
+      .selectFrom("steps")
+      .select(["trial_id", "step"])
+      .where("trial_id", "in", chunk)
+      .orderBy("trial_id")
+      .orderBy("idx")
+      .execute();
+    for (const s of stepRows) {
+      const list = steps.get(s.trial_id);
+      if (list) list.push(s.step);
+      else steps.set(s.trial_id, [s.step]);
+    }
+    const verdictRows = await trx
+      .selectFrom("verdicts")
+      .select(["trial_id", "verdict"])
+      .where("trial_id", "in", chunk)
+      .execute();
+    for (const v of verdictRows) verdicts.set(v.trial_id, v.verdict);
+  }
+  return { steps, verdicts };
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { TrialRecord } from "../core/contracts.ts";
 import { chunks, rowsPerInsert } from "./batching.ts";
+import { signRows } from "./record-integrity.ts";
 import type { StoreDatabase } from "./schema.ts";
 import { unknownExperiment } from "./store-errors.ts";
 import { trialToRows, validateRecord } from "./trial-rows.ts";
@@ -8,11 +9,15 @@ import { trialToRows, validateRecord } from "./trial-rows.ts";
 /**
  * Inserts a trial's record unless one is already there (first writer wins), inside the caller's
  * write transaction. Steps and verdict are inserted only when this insert won, so a record never
- * mixes two attempts. Returns whether it won.
+ * mixes two attempts. With the store key, the row carries its MAC. Returns whether it won.
  */
-export async function insertTrialOnce(trx: Kysely<StoreDatabase>, record: TrialRecord): Promise<boolean> {
+export async function insertTrialOnce(
+  trx: Kysely<StoreDatabase>,
+  record: TrialRecord,
+  key?: Buffer,
+): Promise<boolean> {
   validateRecord(record);
-  const rows = trialToRows(record);
+  const rows = signRows(key, trialToRows(record));
   const experiment = await trx
     .selectFrom("experiments")
     .select("id")
