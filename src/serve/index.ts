@@ -61,8 +61,11 @@ export {
   startServer,
 } from "./server.ts";
 export {
+  DEFAULT_EVICT_AFTER_MS,
+  DEFAULT_HTTP_IDLE_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
+  EVICTED,
   type SessionCounts,
   type SessionLimits,
   SessionManager,
@@ -76,3 +79,4 @@ export {
 } from "./target.ts";
 export { drawTask, type SourcedTask, type TaskSource } from "./task-source.ts";
 export { attachWebSocket, WS_CLOSE, type WsEndpoint, type WsEndpointDeps } from "./ws-endpoint.ts";
+export { DEFAULT_WS_FLOW, type WsFlowLimits, type WsFlowStats } from "./ws-flow.ts";

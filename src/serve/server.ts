@@ -14,6 +14,7 @@ import type { ServeRecordOptions } from "./served-run.ts";
 import { type SessionLimits, SessionManager } from "./sessions.ts";
 import type { ServeTarget } from "./target.ts";
 import { attachWebSocket } from "./ws-endpoint.ts";
+import { DEFAULT_WS_FLOW, type WsFlowLimits, type WsFlowStats } from "./ws-flow.ts";
 
 export interface ServeOptions extends SessionLimits, EpisodeDefaults {
   target: ServeTarget;
@@ -44,6 +45,11 @@ export interface ServeOptions extends SessionLimits, EpisodeDefaults {
   /** WS ping period in ms (default 15 000; 0 = off). Two missed pings drop the connection. */
   heartbeatMs?: number;
   /**
+   * Per-WS-connection backpressure (`ws-flow.ts`): the send buffer (default 4 MiB; reading pauses at
+   * a quarter of it, past it the connection is dropped) and unanswered requests (default 16 384).
+   */
+  wsFlow?: Partial<WsFlowLimits>;
+  /**
    * Record every episode as a trial of one experiment (`serve-<stamp>`), through a store or a
    * recorder (docs/serving.md, "Recording"). Without it nothing is recorded and no trajectory is kept.
    */
@@ -61,6 +67,8 @@ export interface RunningServer {
   readonly experimentId: string | undefined;
   /** Planned and recorded episodes so far (with `record`). */
   recordCounts(): { planned: number; recorded: number } | undefined;
+  /** WebSocket backpressure since start: pauses, dropped connections, the largest send buffer. */
+  wsFlow(): WsFlowStats;
   /**
    * Stops accepting, closes every session and connection (an episode that had not ended stays
    * `missing`), then, with `record`, waits for the ended episodes' records and closes the run.
@@ -149,6 +157,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     jsonLimits,
     maxPayloadBytes: maxBodyBytes,
     heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    flow: { ...DEFAULT_WS_FLOW, ...opts.wsFlow },
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -176,6 +185,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     spec,
     experimentId: run?.experiment.id,
     recordCounts: () => run?.counts,
+    wsFlow: () => ws.flowStats(),
     close() {
       closing ??= new Promise<void>((resolve) => {
         sessions.stop();

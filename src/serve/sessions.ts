@@ -11,6 +11,16 @@ export interface SessionLimits {
   maxSessions?: number;
   /** A session unused this long is reclaimed. Default 300 000 ms; 0 turns the reaper off. */
   idleTimeoutMs?: number;
+  /**
+   * An HTTP session (a plain `/reset`, which OpenEnv's clients never close) unused this long is
+   * reclaimed. Default: the idle timeout, at most 60 000 ms.
+   */
+  httpIdleTimeoutMs?: number;
+  /**
+   * When the server is full, a new session evicts the least recently used session idle at least this
+   * long (HTTP sessions first); its episode is abandoned. Default 10 000 ms; `Infinity`: never evict.
+   */
+  evictAfterMs?: number;
   /** How often the reaper looks (default: a quarter of the idle timeout, between 10 ms and 5 s). */
   reapIntervalMs?: number;
   /** Wall clock in ms (injected in tests). */
@@ -19,25 +29,35 @@ export interface SessionLimits {
 
 export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+export const DEFAULT_HTTP_IDLE_TIMEOUT_MS = 60_000;
+export const DEFAULT_EVICT_AFTER_MS = 10_000;
+/** The reason an evicted session is closed with (its WS connection is closed with 4000). */
+export const EVICTED = "evicted: the server needed its slot";
 
 export interface SessionCounts {
   active: number;
   http: number;
   ws: number;
   max: number;
-  /** Sessions reclaimed since start, by reason. */
+  /** Sessions reclaimed since start (idle past the timeout). */
   reaped: number;
+  /** Idle sessions evicted since start to make room for new ones. */
+  evicted: number;
   closed: number;
 }
 
 /**
  * Every live session of a server under one cap. HTTP episodes are found by their `episode_id`;
  * WS sessions belong to their connection and cannot be reached by id. A timer reclaims sessions
- * idle past the timeout (never one in the middle of an operation).
+ * idle past the timeout (never one in the middle of an operation); when the server is full, a new
+ * session evicts the least recently used idle one (HTTP sessions first), so abandoned sessions
+ * cannot lock new clients out.
  */
 export class SessionManager {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
+  readonly httpIdleTimeoutMs: number;
+  readonly evictAfterMs: number;
   readonly clock: () => number;
   /** Groups of sessions on one task (`GET /group`). */
   readonly groups: GroupRegistry;
@@ -47,6 +67,7 @@ export class SessionManager {
   private readonly reapIntervalMs: number;
   private reapedCount = 0;
   private closedCount = 0;
+  private evictedCount = 0;
 
   constructor(
     private readonly target: ServeTarget,
@@ -57,10 +78,15 @@ export class SessionManager {
   ) {
     this.maxSessions = Math.max(1, Math.floor(limits.maxSessions ?? DEFAULT_MAX_SESSIONS));
     this.idleTimeoutMs = Math.max(0, limits.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    this.httpIdleTimeoutMs = Math.max(
+      0,
+      limits.httpIdleTimeoutMs ?? Math.min(this.idleTimeoutMs, DEFAULT_HTTP_IDLE_TIMEOUT_MS),
+    );
+    this.evictAfterMs = Math.max(0, limits.evictAfterMs ?? DEFAULT_EVICT_AFTER_MS);
     this.clock = limits.now ?? Date.now;
     this.groups = new GroupRegistry(this.maxSessions * GROUPS_KEPT_PER_SESSION);
     this.reapIntervalMs =
-      limits.reapIntervalMs ?? Math.min(5000, Math.max(10, Math.floor(this.idleTimeoutMs / 4)));
+      limits.reapIntervalMs ?? Math.min(5000, Math.max(10, Math.floor(this.shortestTimeout() / 4)));
   }
 
   get size(): number {
@@ -74,12 +100,19 @@ export class SessionManager {
       ws: this.all.size - this.http.size,
       max: this.maxSessions,
       reaped: this.reapedCount,
+      evicted: this.evictedCount,
       closed: this.closedCount,
     };
   }
 
+  /** The shorter of the two idle timeouts that are on (0 when both are off). */
+  private shortestTimeout(): number {
+    const on = [this.idleTimeoutMs, this.httpIdleTimeoutMs].filter((t) => t > 0);
+    return on.length ? Math.min(...on) : 0;
+  }
+
   start(): void {
-    if (this.timer || this.idleTimeoutMs === 0) return;
+    if (this.timer || this.shortestTimeout() === 0) return;
     this.timer = setInterval(() => this.reapIdle(), this.reapIntervalMs);
     this.timer.unref();
   }
@@ -116,7 +149,7 @@ export class SessionManager {
    * the given episode ids (the caller checked there are none); `ws`: owned by one connection.
    */
   createMany(kind: SessionKind, keys: string[]): Episode[] {
-    if (this.room < keys.length) this.reapIdle();
+    this.makeRoom(keys.length);
     if (this.room < keys.length) {
       throw new ServeError(
         "CAPACITY_REACHED",
@@ -141,8 +174,33 @@ export class SessionManager {
     return Math.floor((this.defaults.random ?? Math.random)() * 2 ** 31);
   }
 
+  /**
+   * Frees room for `n` new sessions when there is too little: reclaims sessions idle past their
+   * timeout, then evicts the least recently used sessions idle past `evictAfterMs` (HTTP first) —
+   * only when that makes room for all `n`.
+   */
+  private makeRoom(n: number): void {
+    if (this.room >= n) return;
+    this.reapIdle();
+    const short = n - this.room;
+    if (short <= 0) return;
+    const now = this.clock();
+    const idle = [...this.all].filter((e) => !e.isBusy && now - e.lastActive >= this.evictAfterMs);
+    if (idle.length < short) return;
+    idle.sort((a, b) => (a.kind === b.kind ? a.lastActive - b.lastActive : a.kind === "http" ? -1 : 1));
+    for (const episode of idle.slice(0, short)) this.evict(episode);
+  }
+
+  private evict(episode: Episode): void {
+    this.all.delete(episode);
+    if (episode.kind === "http" && this.http.get(episode.key) === episode) this.http.delete(episode.key);
+    this.evictedCount++;
+    // an episode that had not ended is abandoned: its trial stays `missing`, the curriculum is not fed
+    episode.dispose(EVICTED);
+  }
+
   private admit(kind: SessionKind, key: string): Episode {
-    if (this.all.size >= this.maxSessions) this.reapIdle();
+    this.makeRoom(1);
     if (this.all.size >= this.maxSessions) {
       throw new ServeError(
         "CAPACITY_REACHED",
@@ -165,11 +223,12 @@ export class SessionManager {
 
   /** Reclaims every session idle past the timeout; returns how many. */
   reapIdle(): number {
-    if (this.idleTimeoutMs === 0) return 0;
+    if (this.shortestTimeout() === 0) return 0;
     const now = this.clock();
     let reaped = 0;
     for (const episode of [...this.all]) {
-      if (episode.isBusy || now - episode.lastActive < this.idleTimeoutMs) continue;
+      const timeout = episode.kind === "http" ? this.httpIdleTimeoutMs : this.idleTimeoutMs;
+      if (timeout === 0 || episode.isBusy || now - episode.lastActive < timeout) continue;
       this.all.delete(episode);
       if (episode.kind === "http" && this.http.get(episode.key) === episode) this.http.delete(episode.key);
       episode.dispose("idle timeout");

@@ -30,7 +30,8 @@ import {
   type WsClientMessage,
   type WsServerMessage,
 } from "./protocol.ts";
-import type { SessionManager } from "./sessions.ts";
+import { EVICTED, type SessionManager } from "./sessions.ts";
+import { DEFAULT_WS_FLOW, newWsFlowStats, WsFlow, type WsFlowLimits, type WsFlowStats } from "./ws-flow.ts";
 
 export interface WsEndpointDeps {
   sessions: SessionManager;
@@ -47,18 +48,28 @@ export interface WsEndpointDeps {
   jsonLimits?: JsonLimits;
   /** Largest frame in bytes; a bigger one closes the connection (1009). */
   maxPayloadBytes: number;
-  /** Ping period; a connection that has not answered the previous ping is dropped. 0 = off. */
+  /**
+   * Ping period; a connection that has not answered the previous ping is dropped. 0 = off. Only a
+   * pong counts (a client that sends but does not read its replies never answers one).
+   */
   heartbeatMs: number;
+  /** Per-connection send buffer and unanswered-request limits (`ws-flow.ts`). */
+  flow?: WsFlowLimits;
 }
 
 export interface WsEndpoint {
   readonly server: WebSocketServer;
   /** Open connections. */
   connections(): number;
+  /** Backpressure since start: pauses, dropped connections, the largest send buffer reached. */
+  flowStats(): WsFlowStats;
   close(): void;
 }
 
-/** Close codes: 1013 try again later (capacity), 4000 idle session reclaimed, 1001 server going away. */
+/**
+ * Close codes: 1013 try again later (capacity), 4000 idle session reclaimed (past the idle timeout, or
+ * evicted when the server needed its slot), 1001 server going away.
+ */
 export const WS_CLOSE = { capacity: 1013, idle: 4000, goingAway: 1001, normal: 1000 } as const;
 
 function rejectUpgrade(
@@ -94,8 +105,10 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     maxPayload: deps.maxPayloadBytes,
     perMessageDeflate: false,
   });
-  /** Whether each connection answered since the last heartbeat (a field, not a WeakMap: it is set on every message). */
+  /** Whether each connection answered the last heartbeat's ping. */
   const alive = new Map<WebSocket, { answered: boolean }>();
+  const flowLimits = deps.flow ?? DEFAULT_WS_FLOW;
+  const flowStats = newWsFlowStats();
 
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
@@ -119,11 +132,6 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
 
   function send(ws: WebSocket, message: WsServerMessage): void {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
-  }
-
-  /** A step's reply, `{"type":"observation","data":...}`, serialized without building the message object. */
-  function sendObservation(ws: WebSocket, data: StepEnvelope): void {
-    if (ws.readyState === ws.OPEN) ws.send(`{"type":"observation","data":${JSON.stringify(data)}}`);
   }
 
   function errorMessageOf(err: unknown): WsServerMessage {
@@ -152,7 +160,8 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     }
     session.onEvict = (reason) => {
       send(ws, errorMessageOf(new ServeError("SESSION_ERROR", `session closed: ${reason}`)));
-      ws.close(reason === "idle timeout" ? WS_CLOSE.idle : WS_CLOSE.goingAway, reason.slice(0, 100));
+      const idle = reason === "idle timeout" || reason === EVICTED;
+      ws.close(idle ? WS_CLOSE.idle : WS_CLOSE.goingAway, reason.slice(0, 100));
     };
     // the sessions this connection's groups and forks open: closed with it
     const scope = connectionScope(sessions, session);
@@ -161,18 +170,22 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       sessions.close(session, "connection closed");
       scope.closeAll("connection closed");
     });
+    const flow = new WsFlow(ws, flowLimits, flowStats);
     // Per connection, not per message: the reply handlers and the operation's closure.
     const onReply = (reply: WsServerMessage | null) => {
-      if (reply) send(ws, reply);
+      if (reply) flow.reply(JSON.stringify(reply));
       else {
+        flow.settled();
         session.onEvict = undefined;
         sessions.close(session, "closed by client");
         scope.closeAll("closed by client");
         ws.close(WS_CLOSE.normal, "closed");
       }
     };
-    const onFailure = (err: unknown) => send(ws, errorMessageOf(err));
-    const onObservation = (data: StepEnvelope) => sendObservation(ws, data);
+    const onFailure = (err: unknown) => flow.reply(JSON.stringify(errorMessageOf(err)));
+    // a step's reply, `{"type":"observation","data":...}`, serialized without building the message object
+    const onObservation = (data: StepEnvelope) =>
+      flow.reply(`{"type":"observation","data":${JSON.stringify(data)}}`);
     const stepOpts = { viewer };
     /** A step's `admissible` flag is the request's, not the action's: taken out of `data`. */
     const admissibleStepOpts = (data: JsonObject) => {
@@ -184,7 +197,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       return asked ? { viewer, admissible: true } : stepOpts;
     };
     ws.on("message", (data) => {
-      liveness.answered = true;
+      if (!flow.received()) return;
       let msg: WsClientMessage | ServeError;
       try {
         msg = parseWsMessage(rawText(data), limits);
@@ -289,6 +302,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
   return {
     server: wss,
     connections: () => wss.clients.size,
+    flowStats: () => ({ ...flowStats }),
     close() {
       if (heartbeat) clearInterval(heartbeat);
       for (const ws of wss.clients) ws.terminate();

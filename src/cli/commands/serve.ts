@@ -5,7 +5,11 @@ import type { Gym } from "../../gym/gym.ts";
 import { isLoopbackHost } from "../../serve/auth.ts";
 // hono and ws load when the server starts, not with the CLI
 import { DEFAULT_PORT } from "../../serve/defaults.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_SESSIONS } from "../../serve/sessions.ts";
+import {
+  DEFAULT_EVICT_AFTER_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+} from "../../serve/sessions.ts";
 import type { ServeTarget } from "../../serve/target.ts";
 import type { Store } from "../../store/store.ts";
 import { collect, collectInt, intOption, storePath, withStore } from "../context.ts";
@@ -21,6 +25,9 @@ export interface ServeFlags {
   operatorToken?: string;
   maxSessions: number;
   idleTimeoutS: number;
+  /** HTTP sessions' idle timeout (default: the idle timeout, at most 60 s). */
+  httpIdleTimeoutS?: number;
+  evictAfterS: number;
   maxSteps: number;
   family?: string[];
   difficulty?: number[];
@@ -81,6 +88,17 @@ export function registerServe(program: Command, gymSource: GymSource): void {
       "reclaim a session unused this long (0: never)",
       intOption("--idle-timeout-s"),
       DEFAULT_IDLE_TIMEOUT_MS / 1000,
+    )
+    .option(
+      "--http-idle-timeout-s <n>",
+      "reclaim an HTTP session (a plain /reset) unused this long (default: the idle timeout, at most 60; 0: never)",
+      intOption("--http-idle-timeout-s"),
+    )
+    .option(
+      "--evict-after-s <n>",
+      "when full, a new session evicts the least recently used session idle this long (HTTP first)",
+      intOption("--evict-after-s"),
+      DEFAULT_EVICT_AFTER_MS / 1000,
     )
     .option("--max-steps <n>", "truncate an episode after this many steps", intOption("--max-steps"), 200)
     .option(
@@ -151,6 +169,9 @@ export function registerServe(program: Command, gymSource: GymSource): void {
           "--idle-timeout-s and --heartbeat-s ≥ 0, --max-steps ≥ 1, --max-body-bytes ≥ 1024",
         );
       }
+      if ((flags.httpIdleTimeoutS ?? 0) < 0 || flags.evictAfterS < 0) {
+        throw configError("bad_flag", "--http-idle-timeout-s and --evict-after-s ≥ 0");
+      }
       if (flags.experiment !== undefined && flags.store === undefined) {
         throw configError("bad_flag", "--experiment names the recorded experiment: give --store too");
       }
@@ -191,6 +212,8 @@ async function serveUntilSignal(
     ...(operatorToken ? { operatorToken } : {}),
     maxSessions: flags.maxSessions,
     idleTimeoutMs: flags.idleTimeoutS * 1000,
+    ...(flags.httpIdleTimeoutS !== undefined ? { httpIdleTimeoutMs: flags.httpIdleTimeoutS * 1000 } : {}),
+    evictAfterMs: flags.evictAfterS * 1000,
     maxSteps: flags.maxSteps,
     heartbeatMs: flags.heartbeatS * 1000,
     maxBodyBytes: flags.maxBodyBytes,
