@@ -18,6 +18,107 @@ export function hashCanonical(hash: Sink, value: unknown): void {
   }
 }
 
+/**
+ * Canonical JSON written part by part: objects and arrays opened and closed by the caller, their
+ * members and items written as values. The caller gives an object's keys in sorted order (as
+ * canonical JSON has them); a member whose value is `undefined` or a function is left out, as
+ * `hashJson` leaves it out. Lets a caller hash a value it would otherwise build just to hash (a
+ * trajectory's steps) without building it.
+ */
+export interface CanonicalParts {
+  beginObject(): void;
+  endObject(): void;
+  /** A member `"key":value` of the innermost object. */
+  member(key: string, value: unknown): void;
+  /** The key of a member whose value the caller writes next (`beginObject`, `beginArray` or `item`). */
+  memberKey(key: string): void;
+  beginArray(): void;
+  endArray(): void;
+  /** An item of the innermost array, or the value after `memberKey`. */
+  item(value: unknown): void;
+}
+
+/** Feeds canonical JSON written by `write` (part by part) into a hash, as `hashCanonical` does. */
+export function hashCanonicalParts(hash: Sink, write: (parts: CanonicalParts) => void): void {
+  const buf = pooled ?? new Uint8Array(CAPACITY);
+  pooled = undefined;
+  try {
+    const w = new ByteWriter(hash, buf);
+    write(new PartWriter(w));
+    w.flush();
+  } finally {
+    pooled = buf;
+  }
+}
+
+class PartWriter implements CanonicalParts {
+  /** Entries written so far in each open object or array, innermost last. */
+  readonly #counts: number[] = [];
+  /** Whether each open level is an array. */
+  readonly #arrays: boolean[] = [];
+  /** A member key was just written: the next value is its value. */
+  #keyed = false;
+
+  constructor(private readonly w: ByteWriter) {}
+
+  /** Before a value: a comma between array items (not after a member key). */
+  #entry(): void {
+    if (this.#keyed) {
+      this.#keyed = false;
+      return;
+    }
+    const top = this.#counts.length - 1;
+    if (top >= 0 && this.#arrays[top] && this.#counts[top]++ > 0) this.w.raw(COMMA);
+  }
+
+  #open(array: boolean): void {
+    this.#entry();
+    this.w.raw(array ? LBRACKET : LBRACE);
+    this.#counts.push(0);
+    this.#arrays.push(array);
+  }
+
+  #close(): void {
+    this.#counts.pop();
+    this.w.raw(this.#arrays.pop() ? RBRACKET : RBRACE);
+  }
+
+  beginObject(): void {
+    this.#open(false);
+  }
+
+  endObject(): void {
+    this.#close();
+  }
+
+  beginArray(): void {
+    this.#open(true);
+  }
+
+  endArray(): void {
+    this.#close();
+  }
+
+  memberKey(key: string): void {
+    const top = this.#counts.length - 1;
+    if (this.#counts[top]++ > 0) this.w.raw(COMMA);
+    this.w.raw(keyBytes(key));
+    this.#keyed = true;
+  }
+
+  member(key: string, value: unknown): void {
+    if (value === undefined || typeof value === "function") return;
+    this.memberKey(key);
+    this.item(value);
+  }
+
+  item(value: unknown): void {
+    this.#entry();
+    if (value === undefined) this.w.raw(NULL);
+    else this.w.value(value);
+  }
+}
+
 /** The canonical JSON of a value as UTF-8 bytes (what `canonicalJson` gives, encoded). */
 export function canonicalBytes(value: unknown): Uint8Array {
   const chunks: Buffer[] = [];
@@ -46,6 +147,11 @@ let pooled: Uint8Array | undefined = new Uint8Array(CAPACITY);
 const NULL = Buffer.from("null");
 const TRUE = Buffer.from("true");
 const FALSE = Buffer.from("false");
+const COMMA = Buffer.from(",");
+const LBRACE = Buffer.from("{");
+const RBRACE = Buffer.from("}");
+const LBRACKET = Buffer.from("[");
+const RBRACKET = Buffer.from("]");
 
 /** `"key":` as UTF-8, by key. */
 const KEY_BYTES = new Map<string, Uint8Array>();
@@ -84,6 +190,11 @@ class ByteWriter {
   private byte(b: number): void {
     if (this.pos >= this.buf.length) this.flush();
     this.buf[this.pos++] = b;
+  }
+
+  /** Bytes already canonical JSON. */
+  raw(src: Uint8Array): void {
+    this.bytes(src);
   }
 
   private bytes(src: Uint8Array): void {

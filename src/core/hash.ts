@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { CanonicalText, knownText, quote, rememberText, sortKeys } from "./canonical-text.ts";
-import { canonicalBytes, hashCanonical } from "./hash-bytes.ts";
+import { type CanonicalParts, canonicalBytes, hashCanonical, hashCanonicalParts } from "./hash-bytes.ts";
 
 export { CanonicalText } from "./canonical-text.ts";
-export { canonicalBytes } from "./hash-bytes.ts";
+export { type CanonicalParts, canonicalBytes } from "./hash-bytes.ts";
 
 /**
  * Canonical JSON: object keys sorted, no whitespace, `undefined` members dropped.
@@ -123,6 +123,16 @@ function write(value: unknown): string {
 export function hashJson(value: unknown, length = 16): string {
   const hash = createHash("sha256");
   hashCanonical(hash, value);
+  return hash.digest("hex").slice(0, length);
+}
+
+/**
+ * `hashJson` of a value written part by part (`CanonicalParts`) instead of built: the same hash as
+ * `hashJson` of the value the parts describe.
+ */
+export function hashJsonParts(write: (parts: CanonicalParts) => void, length = 16): string {
+  const hash = createHash("sha256");
+  hashCanonicalParts(hash, write);
   return hash.digest("hex").slice(0, length);
 }
 

@@ -19,7 +19,7 @@ export function toActionJson(
   value: unknown,
 ): { ok: true; value: JsonValue } | { ok: false; problem: string } {
   try {
-    return { ok: true, value: copy(value, "", 0, new Set(), { left: MAX_ACTION_CHARS }) };
+    return { ok: true, value: copy(value, 0, { left: MAX_ACTION_CHARS, parents: [], keys: [] }) };
   } catch (err) {
     return {
       ok: false,
@@ -38,79 +38,102 @@ function describe(err: unknown): string {
   }
 }
 
-/** What is left of an action's character budget. */
-interface Budget {
+/**
+ * The walk's state: what is left of the action's character budget, and the objects and keys on the
+ * way down to the value being copied (depth `d` is reached from `parents[d - 1]` by `keys[d - 1]`).
+ * The path is spelled out only for a message: a copy that succeeds builds no path strings.
+ */
+interface Walk {
   left: number;
+  readonly parents: object[];
+  readonly keys: Array<string | number>;
 }
 
-function spend(budget: Budget, chars: number): void {
-  budget.left -= chars;
-  if (budget.left < 0) throw new NotJson(`the action is larger than ${MAX_ACTION_CHARS} characters of JSON`);
+/** Where the value at `depth` is, as `a.b[2].c` ("" at the top). */
+function pathOf(walk: Walk, depth: number): string {
+  let at = "";
+  for (let d = 0; d < depth; d++) {
+    const key = walk.keys[d];
+    at = typeof key === "number" ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+  }
+  return at;
 }
 
-function copy(value: unknown, at: string, depth: number, path: Set<object>, budget: Budget): JsonValue {
+function spend(walk: Walk, chars: number): void {
+  walk.left -= chars;
+  if (walk.left < 0) throw new NotJson(`the action is larger than ${MAX_ACTION_CHARS} characters of JSON`);
+}
+
+function copy(value: unknown, depth: number, walk: Walk): JsonValue {
   switch (typeof value) {
     case "string":
-      spend(budget, value.length);
+      spend(walk, value.length);
       return value;
     case "boolean":
       return value;
     case "number":
-      if (!Number.isFinite(value)) throw new NotJson(`${at || "the value"} is ${value}, not a JSON number`);
+      if (!Number.isFinite(value))
+        throw new NotJson(`${pathOf(walk, depth) || "the value"} is ${value}, not a JSON number`);
       return value;
     case "object":
       break;
     default:
-      throw new NotJson(`${at || "the value"} is a ${typeof value}, not JSON`);
+      throw new NotJson(`${pathOf(walk, depth) || "the value"} is a ${typeof value}, not JSON`);
   }
   if (value === null) return null;
-  if (depth >= MAX_DEPTH) throw new NotJson(`${at} is nested deeper than ${MAX_DEPTH} levels`);
-  if (path.has(value)) throw new NotJson(`${at || "the value"} contains itself (a cycle)`);
-  path.add(value);
-  try {
-    if (Array.isArray(value)) {
-      const length = value.length;
-      if (length > MAX_ENTRIES) throw new NotJson(`${at} has more than ${MAX_ENTRIES} items`);
-      const out: JsonValue[] = new Array(length);
-      for (let i = 0; i < length; i++) {
-        const raw = dataProperty(value, String(i), at);
-        out[i] = raw === undefined ? null : copy(raw, `${at}[${i}]`, depth + 1, path, budget);
-      }
-      return out;
-    }
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null)
-      throw new NotJson(
-        `${at || "the value"} is a ${proto?.constructor?.name ?? "non-plain"} object, not plain JSON`,
-      );
-    const keys = Object.keys(value);
-    if (keys.length > MAX_ENTRIES) throw new NotJson(`${at} has more than ${MAX_ENTRIES} keys`);
-    const out: { [key: string]: JsonValue } = {};
-    for (const key of keys) {
-      const raw = dataProperty(value, key, at);
-      if (raw === undefined) continue; // as JSON does: an undefined property is absent
-      spend(budget, key.length);
-      const item = copy(raw, at ? `${at}.${key}` : key, depth + 1, path, budget);
-      // a key named `__proto__` stays a key, never a prototype (defineProperty); any other key is
-      // assigned, which makes the same own enumerable, writable, configurable data property
-      if (key === "__proto__")
-        Object.defineProperty(out, key, {
-          value: item,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      else out[key] = item;
+  if (depth >= MAX_DEPTH)
+    throw new NotJson(`${pathOf(walk, depth)} is nested deeper than ${MAX_DEPTH} levels`);
+  const parents = walk.parents;
+  for (let d = 0; d < depth; d++)
+    if (parents[d] === value)
+      throw new NotJson(`${pathOf(walk, depth) || "the value"} contains itself (a cycle)`);
+  parents[depth] = value;
+  const keys = walk.keys;
+  if (Array.isArray(value)) {
+    const length = value.length;
+    if (length > MAX_ENTRIES) throw new NotJson(`${pathOf(walk, depth)} has more than ${MAX_ENTRIES} items`);
+    const out: JsonValue[] = new Array(length);
+    for (let i = 0; i < length; i++) {
+      keys[depth] = i;
+      const raw = dataProperty(value, String(i), walk, depth);
+      out[i] = raw === undefined ? null : copy(raw, depth + 1, walk);
     }
     return out;
-  } finally {
-    path.delete(value);
   }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null)
+    throw new NotJson(
+      `${pathOf(walk, depth) || "the value"} is a ${proto?.constructor?.name ?? "non-plain"} object, not plain JSON`,
+    );
+  const own = Object.keys(value);
+  if (own.length > MAX_ENTRIES) throw new NotJson(`${pathOf(walk, depth)} has more than ${MAX_ENTRIES} keys`);
+  const out: { [key: string]: JsonValue } = {};
+  for (const key of own) {
+    const raw = dataProperty(value, key, walk, depth);
+    if (raw === undefined) continue; // as JSON does: an undefined property is absent
+    spend(walk, key.length);
+    keys[depth] = key;
+    const item = copy(raw, depth + 1, walk);
+    // a key named `__proto__` stays a key, never a prototype (defineProperty); any other key is
+    // assigned, which makes the same own enumerable, writable, configurable data property
+    if (key === "__proto__")
+      Object.defineProperty(out, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = item;
+  }
+  return out;
 }
 
-function dataProperty(owner: object, key: string, at: string): unknown {
+function dataProperty(owner: object, key: string, walk: Walk, depth: number): unknown {
   const d = Object.getOwnPropertyDescriptor(owner, key);
   if (d === undefined) return null; // a hole in an array: JSON has null there
-  if (!("value" in d)) throw new NotJson(`${at ? `${at}.` : ""}${key} is a getter, not a value`);
+  if (!("value" in d)) {
+    const at = pathOf(walk, depth);
+    throw new NotJson(`${at ? `${at}.` : ""}${key} is a getter, not a value`);
+  }
   return d.value;
 }

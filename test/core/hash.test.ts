@@ -7,6 +7,7 @@ import {
   canonicalOnce,
   constantArray,
   hashJson,
+  hashJsonParts,
 } from "../../src/core/hash.ts";
 import { Rng } from "../../src/core/rng.ts";
 
@@ -200,4 +201,34 @@ test("a constant array is written from its remembered text", () => {
   const value = { tools, initial: { tools } };
   assert.equal(canonicalJson(value), reference(value));
   assert.equal(hashJson(value, 64), sha256(reference(value)));
+});
+
+test("a value written part by part hashes as the value itself", () => {
+  const big = "w".repeat(12_000);
+  const steps = [
+    { action: { tool: "t", args: { b: 1, a: [1, undefined, "ü"] } }, reward: 0, t: undefined, z: big },
+    { action: { tool: "u", args: {} }, reward: Number.NaN, t: 2, z: "x" },
+  ];
+  const value = { head: undefined, mid: "m", steps, tail: { y: 1, x: [] } };
+  const parts = hashJsonParts((w) => {
+    w.beginObject();
+    w.member("head", undefined);
+    w.member("mid", "m");
+    w.memberKey("steps");
+    w.beginArray();
+    for (const s of steps) {
+      w.beginObject();
+      w.member("action", s.action);
+      w.member("reward", s.reward);
+      w.member("t", s.t);
+      w.member("z", s.z);
+      w.endObject();
+    }
+    w.item(undefined);
+    w.endArray();
+    w.member("tail", value.tail);
+    w.endObject();
+  }, 64);
+  assert.equal(parts, sha256(reference({ ...value, steps: [...steps, null] })));
+  assert.equal(parts, hashJson({ ...value, steps: [...steps, undefined] }, 64));
 });
