@@ -49,11 +49,12 @@ export function runStepLoop(
     for (;;) {
       const exhausted = exhaustedBudget(budget, steps.length - setupSteps, stats);
       if (exhausted !== undefined) throw new TrialEnd("budget_exhausted", exhausted);
-      if (deadline.passed()) throw new TrialEnd("timeout", "wall-clock timeout before act()");
+      // one clock read for both: whether the deadline passed, and the time the agent has left
+      const timeLeftMs = deadline.left();
+      if (timeLeftMs <= 0) throw new TrialEnd("timeout", "wall-clock timeout before act()");
       during = "act()";
       let returned: AgentAction;
       try {
-        const timeLeftMs = deadline.left();
         const context: ActContext = Number.isFinite(timeLeftMs) ? { timeLeftMs } : {};
         if (withAdmissible) context.admissible = admissibleNow(env);
         returned = await session.act(agentCopy(observation), context);
