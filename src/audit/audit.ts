@@ -43,6 +43,7 @@ export const AUDIT_CHECKS = [
   "learning-signal",
   "hidden-unreachable",
   "simulator-audit",
+  "session-isolation",
 ] as const;
 export type AuditCheckId = (typeof AUDIT_CHECKS)[number];
 
@@ -106,7 +107,13 @@ const TITLES: Record<AuditCheckId, string> = {
   "hidden-unreachable": "the verifier and the hidden task params are unreachable from the tools",
   "simulator-audit":
     "the simulated customers neither leak, capitulate nor contradict themselves, and never-asking fails",
+  "session-isolation": "two concurrent episodes do not touch each other (a remote server we did not write)",
 };
+
+/** What a check of the audit shows (its report line's title). */
+export function auditTitle(id: AuditCheckId): string {
+  return TITLES[id];
+}
 
 const MAX_EVIDENCE = 12;
 

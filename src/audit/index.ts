@@ -12,6 +12,7 @@ export {
   auditEnvironment,
   formatAudit,
 } from "./audit.ts";
+export { auditForeign, type ForeignAuditOptions } from "./foreign-audit.ts";
 export {
   auditCustomerSimulator,
   formatSimulatorAudit,

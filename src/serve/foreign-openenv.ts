@@ -9,7 +9,7 @@
  * - Observations: the reset's becomes the task observation (its `instruction`, `prompt` or the whole
  *   observation as the instruction, the observation as context); a step's becomes a `tool_result`
  *   (`{ok: false}` when it carries an `error`, or when the server answers the step with a coded error).
- * - Outcome: there is no verifier; the verdict is judged from reward and done (`verifier: "reward"`):
+ * - Outcome: there is no verifier; the verdict is judged from reward and done (`verifier: "reward-judged"`):
  *   passed when the episode ended with a positive total reward.
  * - Hidden state: a server may declare state fields an agent must never see (`hidden_state` in
  *   `/metadata`); each reset reads them (`state`) into the task's params, where `proving audit`
@@ -51,7 +51,7 @@ export interface ForeignServer {
 }
 
 /** The verifier id of a reward-judged verdict: no verifier, judged from reward and done. */
-export const REWARD_JUDGED = "reward";
+export const REWARD_JUDGED = "reward-judged";
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -175,16 +175,29 @@ function instructionOf(observation: JsonValue): string {
   return JSON.stringify(observation);
 }
 
+/**
+ * The server's error codes for a bad call (OpenEnv's MCP `invalid_args` and `tool_not_found`, the
+ * wire's validation codes): our `invalid_argument`, the server's own code kept in the message.
+ */
+const BAD_CALL_CODES = new Set([
+  "invalid_args",
+  "tool_not_found",
+  "VALIDATION_ERROR",
+  "INVALID_JSON",
+  "UNKNOWN_TYPE",
+]);
+
+function toolError(code: string, message: string): ToolResult {
+  const ours = BAD_CALL_CODES.has(code) ? "invalid_argument" : code;
+  return { ok: false, error: { code: ours, message: `[${code}] ${message}`, retryable: false } };
+}
+
 /** A step's observation as a tool result: `{ok: false}` when it carries an error. */
 function toolResultOf(observation: JsonValue): ToolResult {
   const error = isObject(observation) ? observation.error : undefined;
   if (error !== undefined && error !== null) {
     const e = isObject(error) ? error : { message: String(error) };
-    const code = e.error_type ?? e.code ?? "tool_error";
-    return {
-      ok: false,
-      error: { code: String(code), message: String(e.message ?? JSON.stringify(e)), retryable: false },
-    };
+    return toolError(String(e.error_type ?? e.code ?? "uncoded"), String(e.message ?? JSON.stringify(e)));
   }
   return { ok: true, observation };
 }
@@ -284,7 +297,7 @@ export class ForeignEnvironment implements Environment {
     } catch (err) {
       // a refusal with a code is the call's answer; anything else (no code, transport) ends the session
       if (err instanceof ServeClientError && err.wireCode !== undefined && session.isOpen) {
-        result = { ok: false, error: { code: err.wireCode, message: err.message, retryable: false } };
+        result = toolError(err.wireCode, err.message);
       } else {
         await this.close();
         throw err;

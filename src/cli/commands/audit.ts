@@ -38,7 +38,7 @@ export function registerAudit(program: Command, gymSource: GymSource): void {
     )
     .option("--json", "print the report {target, world, ok, findings: [{id, title, status, evidence}]}")
     .action(async (target: string, flags: AuditFlags) => {
-      const { auditEnvironment, formatAudit } = await import("../../audit/index.ts");
+      const { auditEnvironment, auditForeign, formatAudit } = await import("../../audit/index.ts");
       const gym = await gymSource();
       const seeds = Array.from({ length: flags.seeds ?? 2 }, (_, i) => i);
       if (seeds.length === 0) throw configError("bad_audit_options", "--seeds must be at least 1");
@@ -50,19 +50,29 @@ export function registerAudit(program: Command, gymSource: GymSource): void {
       };
       let report: Awaited<ReturnType<typeof auditEnvironment>>;
       if (/^https?:\/\//i.test(target)) {
-        const { connectRemote } = await import("../../serve/remote-environment.ts");
-        const token = process.env.PROVING_REMOTE_TOKEN;
-        const remote = await connectRemote(target, token ? { token } : {});
+        const { connectAnyRemote } = await import("./remote-target.ts");
+        const remote = await connectAnyRemote(target, process.env.PROVING_REMOTE_TOKEN, gym);
+        const dispose = (env: unknown) => (env as { close(): Promise<void> }).close();
         try {
-          report = await auditEnvironment({
-            ...common,
-            world: gym.world(remote.world),
-            environment: remote.environment,
-            label: remote.url,
-            // within the limits the server declares (an older server declares none: its 1 MiB frames)
-            ...(remote.limits ?? { maxActionBytes: 512 * 1024 }),
-            dispose: (env) => (env as unknown as { close(): Promise<void> }).close(),
-          });
+          // a server we did not write: the checks that need no policy of ours
+          report = remote.foreign
+            ? await auditForeign({
+                ...common,
+                world: gym.world(remote.world),
+                environment: remote.environment,
+                label: remote.url,
+                maxActionBytes: 512 * 1024,
+                dispose,
+              })
+            : await auditEnvironment({
+                ...common,
+                world: gym.world(remote.world),
+                environment: remote.environment,
+                label: remote.url,
+                // within the limits the server declares (an older server declares none: its 1 MiB frames)
+                ...(remote.limits ?? { maxActionBytes: 512 * 1024 }),
+                dispose,
+              });
         } finally {
           await remote.close();
         }

@@ -1,0 +1,131 @@
+/**
+ * Servers we did not write: OpenEnv-protocol servers of our own in Python (stdlib only, written from
+ * the protocol: test/fixtures/openenv/guess_server.py), a clean one and three with a planted defect,
+ * played by `proving run --remote URL --agent MODULE` and audited by `proving audit URL` through the
+ * real CLI. The clean one passes every check it can; each planted one fails the check that must catch it.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
+
+const SERVER = path.join(REPO_ROOT, "test/fixtures/openenv/guess_server.py");
+const AGENT = path.join(REPO_ROOT, "test/fixtures/openenv/bisect-agent.mjs");
+
+function hasPython(): boolean {
+  try {
+    execFileSync("python3", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const skip = !hasPython() && process.env.CI !== "true" ? "python3 is not installed" : false;
+
+const started: ChildProcess[] = [];
+
+/** Starts the guess server with a defect on a free loopback port (it binds port 0 and prints its URL). */
+async function startServer(defect: string): Promise<string> {
+  const child = spawn("python3", [SERVER, "--port", "0", "--defect", defect], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`the ${defect} server did not start: ${out}`)), 30_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the ${defect} server exited (${code}): ${out}`));
+    });
+  });
+}
+
+interface Finding {
+  id: string;
+  status: "passed" | "failed" | "not_checkable";
+  evidence: string[];
+}
+
+async function audit(url: string): Promise<{ code: number; findings: Record<string, Finding> }> {
+  const r = await runCli(["audit", url, "--json", "--fuzz", "30"]);
+  const report = parseJson<{ ok: boolean; findings: Finding[] }>(r);
+  assert.equal(r.code, report.ok ? 0 : 1, r.stderr);
+  return { code: r.code, findings: Object.fromEntries(report.findings.map((f) => [f.id, f])) };
+}
+
+describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
+  const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "proving-foreign-")), "store.db");
+  after(() => {
+    for (const child of started) child.kill();
+  });
+
+  test("proving run --remote plays a foreign server with a module agent, reward-judged", async () => {
+    const url = await startServer("none");
+    const r = await runCli([
+      "run",
+      "--remote",
+      url,
+      "--agent",
+      AGENT,
+      "--trials",
+      "2",
+      "--store",
+      store,
+      "--json",
+    ]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const out = parseJson<{ trials: { id: string; outcome: string }[] }>(r);
+    assert.ok(out.trials.length > 0);
+    for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
+    // the record says how it was judged: by reward and done, not by a verifier
+    const shown = await runCli(["show", out.trials[0]!.id, "--store", store, "--json"]);
+    const record = parseJson<{ verdict: { verifier: string; checks: { detail: string }[] } }>(shown);
+    assert.equal(record.verdict.verifier, "reward-judged");
+    assert.match(record.verdict.checks[0]!.detail, /total reward 1, done/);
+  });
+
+  test("proving audit passes the clean server; what needs a policy of ours is not checkable", async () => {
+    const { code, findings } = await audit(await startServer("none"));
+    assert.equal(code, 0, JSON.stringify(findings, null, 1));
+    for (const id of [
+      "null-agent-fails",
+      "random-agent-fails",
+      "replay-deterministic",
+      "bad-input-coded",
+      "hidden-unreachable",
+      "session-isolation",
+    ])
+      assert.equal(findings[id]?.status, "passed", `${id}: ${JSON.stringify(findings[id])}`);
+    for (const id of ["known-good-solves", "learning-signal", "reset-clean"]) {
+      assert.equal(findings[id]?.status, "not_checkable", id);
+      assert.ok((findings[id]?.evidence[0] ?? "").length > 0, `${id} gives its reason`);
+    }
+  });
+
+  for (const [defect, check] of [
+    ["leak", "hidden-unreachable"],
+    ["shortcut", "random-agent-fails"],
+    ["reset", "replay-deterministic"],
+  ] as const) {
+    test(`proving audit fails the ${defect} server on ${check}`, async () => {
+      const { code, findings } = await audit(await startServer(defect));
+      assert.equal(code, 1);
+      assert.equal(findings[check]?.status, "failed", JSON.stringify(findings[check]));
+      const failed = Object.values(findings)
+        .filter((f) => f.status === "failed")
+        .map((f) => f.id);
+      assert.deepEqual(failed, [check], `only ${check} fails`);
+    });
+  }
+});
