@@ -19,6 +19,8 @@ export const HEAVY_PACKAGES = [
   "vega-lite",
   "ws",
   "isolated-vm",
+  // the SQLite store's native module: loaded when a store opens, so `./store` imports without it
+  "better-sqlite3",
   // the scale-out store and queue: only a Postgres store or a distributed run needs them
   "pg",
   "bullmq",

@@ -9,7 +9,10 @@
  * What it proves: the tarball holds what the exports, types and bin point at (and no source or
  * tests); the built JavaScript runs without the checkout, and without tsx unless an agent module is
  * TypeScript; `dependencies` are enough at run time and for the published types; no export, and not
- * the CLI, loads a heavy dependency it is not built on.
+ * the CLI, loads a heavy dependency it is not built on. The same tarball installed with
+ * `npm install --omit=optional` (install scripts run) is the light core: no optional dependency, no
+ * native module, ≤ 30 MB; `core`, `harness`, `worlds`, `testing` import and `gym` + `runner` run an
+ * experiment in memory, while the SQLite store and code-repair's sandbox fail naming what to install.
  * What it does not prove: that the native modules (better-sqlite3, and any other dependency with a
  * binding.gyp) build on the user's machine. The install runs with `--ignore-scripts` (their install
  * scripts download a prebuilt binary or compile for minutes), and the checkout's own builds (same
@@ -36,6 +39,7 @@ interface PackageJson {
   types: string;
   exports: Record<string, { types: string; import: string }>;
   devDependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
 }
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as PackageJson;
@@ -341,5 +345,88 @@ describe("npm pack → install into a fresh project → use", { timeout: 600_000
       [["ts-policy", "passed"]],
     );
     assert.ok(fs.statSync(path.join(app, "s.db")).size > 0, "the SQLite store was written");
+  });
+
+  describe("the light core: the same tarball installed with `npm install --omit=optional`", () => {
+    let core: string;
+    const optional = Object.keys(pkg.optionalDependencies);
+
+    before(async () => {
+      core = path.join(tmp, "core");
+      fs.mkdirSync(core);
+      fs.writeFileSync(
+        path.join(core, "package.json"),
+        `${JSON.stringify({ name: "proving-ground-core-user", private: true, type: "module" }, null, 2)}\n`,
+      );
+      // install scripts run (none should be left to run: every native module is optional)
+      ok(
+        await npm(
+          [
+            "install",
+            "--omit=optional",
+            "--prefer-offline",
+            "--no-audit",
+            "--no-fund",
+            "--no-package-lock",
+            "--loglevel=error",
+            path.join(tmp, packed.filename),
+          ],
+          core,
+        ),
+        "npm install --omit=optional <tarball>",
+      );
+    });
+
+    test("no optional dependency is installed, no native module was built, ≤ 30 MB of node_modules", () => {
+      const modules = path.join(core, "node_modules");
+      const present = optional.filter((name) => fs.existsSync(path.join(modules, name)));
+      assert.deepEqual(present, [], "optional dependencies installed");
+      let bytes = 0;
+      const native: string[] = [];
+      for (const rel of fs.readdirSync(modules, { recursive: true }) as string[]) {
+        const stat = fs.lstatSync(path.join(modules, rel));
+        if (stat.isFile()) bytes += stat.size;
+        if (rel.endsWith(".node") || path.basename(rel) === "binding.gyp") native.push(rel);
+      }
+      assert.deepEqual(native, [], "native modules or build files");
+      assert.ok(bytes <= 30 * 1024 * 1024, `node_modules holds ${(bytes / 1024 / 1024).toFixed(1)} MB`);
+    });
+
+    test("core, harness, worlds, testing import; gym + runner run an experiment in memory; what needs an optional package says which", async () => {
+      const script = [
+        `import "${pkg.name}/core";`,
+        `import "${pkg.name}/harness";`,
+        `import "${pkg.name}/worlds";`,
+        `import "${pkg.name}/testing";`,
+        `import { defaultGym } from "${pkg.name}/gym";`,
+        `import { parseExperiment, runExperiment } from "${pkg.name}/runner";`,
+        "const gym = defaultGym();",
+        "const run = async (world, agent) =>",
+        "  (await runExperiment(parseExperiment({ worlds: [world], agents: [agent], trials: 1 }), gym.runOptions())).trials;",
+        `const trials = await run("device-support@1", "cautious");`,
+        // code-repair's workspace runs in isolated-vm: its trials end as infra errors that name it
+        `const sandboxed = await run("code-repair@1", "fixer");`,
+        "let store;",
+        `try { await (await import("${pkg.name}/store")).openStore("s.db"); } catch (err) { store = { code: err.code, fault: err.fault, message: err.message }; }`,
+        "console.log(JSON.stringify({",
+        "  outcomes: [...new Set(trials.map((t) => t.outcome))], trials: trials.length,",
+        "  sandboxed: [...new Set(sandboxed.map((t) => t.outcome + ': ' + t.reason))], store }));",
+      ].join("\n");
+      fs.writeFileSync(path.join(core, "experiment.mjs"), script);
+      const out = JSON.parse(ok(await node(["experiment.mjs"], core), "node experiment.mjs").stdout) as {
+        outcomes: string[];
+        trials: number;
+        sandboxed: string[];
+        store: { code: string; fault: string; message: string };
+      };
+      assert.ok(out.trials > 0);
+      assert.deepEqual(out.outcomes, ["passed"]);
+      assert.equal(out.sandboxed.length, 1, out.sandboxed.join("\n"));
+      assert.match(out.sandboxed[0]!, /^infra_error: .*npm install isolated-vm/);
+      assert.equal(out.store.code, "optional_dependency_missing");
+      assert.equal(out.store.fault, "config");
+      assert.match(out.store.message, /npm install better-sqlite3/);
+      assert.ok(!fs.existsSync(path.join(core, "s.db")), "no store file was made");
+    });
   });
 });
