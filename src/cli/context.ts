@@ -13,6 +13,12 @@ export function storePath(opt: string | undefined): string {
   return isPostgresUrl(location) ? location : path.resolve(location);
 }
 
+/** The store key given in `$PROVING_STORE_KEY` (else a SQLite store uses its key file, `<store>.key`). */
+export async function storeKeyFromEnv(): Promise<{ recordKey?: Buffer; keySource?: string }> {
+  const { STORE_KEY_ENV, storeKeyOptions } = await import("../store/store-key.ts");
+  return storeKeyOptions(process.env[STORE_KEY_ENV]);
+}
+
 /** Opens the store; for reading commands, a missing file is a config error, not a new empty store. */
 export async function withStore<T>(
   opt: string | undefined,
@@ -25,7 +31,7 @@ export async function withStore<T>(
   }
   // the store's drivers (better-sqlite3, kysely, pg) load only in the commands that open one
   const { openStore } = await import("../store/open-store.ts");
-  const store = await openStore(file);
+  const store = await openStore(file, await storeKeyFromEnv());
   try {
     return await fn(store);
   } finally {

@@ -19,6 +19,7 @@ import { registerShow } from "./commands/show.ts";
 import { registerStatus } from "./commands/status.ts";
 import { registerTasks } from "./commands/tasks.ts";
 import { registerTrain } from "./commands/train.ts";
+import { registerVerify } from "./commands/verify.ts";
 import { registerWorker } from "./commands/worker.ts";
 import { registerWorlds } from "./commands/worlds.ts";
 import { reportFailure } from "./context.ts";
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   registerAudit(program, gym);
   registerWorker(program);
   registerStatus(program);
+  registerVerify(program);
   return program;
 }
 

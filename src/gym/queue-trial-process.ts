@@ -15,6 +15,7 @@ import { createRedisRateLimit, type RedisRateLimitOptions } from "../queue/redis
 import { CWD_ENV, LLM_LIMIT_ENV, STORE_ENV, WORKER_ENV } from "../queue/trial-process-env.ts";
 import type { TrialJobData } from "../queue/trial-queue.ts";
 import { openStore } from "../store/open-store.ts";
+import { STORE_KEY_ENV, storeKeyOptions } from "../store/store-key.ts";
 import { loadGym } from "./load-gym.ts";
 
 /** This module's file: what `startTrialWorker` forks for each worker slot (`processor`). */
@@ -28,7 +29,8 @@ function getRunner(): Promise<QueuedTrialRunner> {
     const storeUrl = env[STORE_ENV];
     if (!storeUrl) throw new Error(`sandboxed trial processor: ${STORE_ENV} is not set`);
     runner = (async () => {
-      const store = await openStore(storeUrl, { maxConnections: 2 });
+      // the store key comes from the worker's environment (this process's agents never see it)
+      const store = await openStore(storeUrl, { maxConnections: 2, ...storeKeyOptions(env[STORE_KEY_ENV]) });
       const limit = env[LLM_LIMIT_ENV]
         ? (JSON.parse(env[LLM_LIMIT_ENV]!) as { url: string } & RedisRateLimitOptions)
         : undefined;

@@ -39,7 +39,7 @@ export {
   type TrialSummary,
 } from "./store.ts";
 export { POSTGRES_DIALECT, SQLITE_DIALECT, type StoreDialect } from "./store-dialect.ts";
-export { parseStoreKey, readKeyFile, storeKeyPath } from "./store-key.ts";
+export { parseStoreKey, readKeyFile, STORE_KEY_ENV, storeKeyOptions, storeKeyPath } from "./store-key.ts";
 export { isPostgresUrl, redactStoreUrl } from "./store-url.ts";
 export { TrialWriter, type TrialWriterOptions } from "./trial-writer.ts";
 export { acquireWriteLock, releaseWriteLock, WriteLock } from "./write-lock.ts";

@@ -550,7 +550,7 @@ export class KyselyStore implements Store {
     }
   }
 
-  verifyRecords(experimentId: string): Promise<RecordVerification> {
+  verifyRecords(experimentId: string, opts: { trialId?: string } = {}): Promise<RecordVerification> {
     return this.#run("verifyRecords", async () => {
       const row = await this.#db
         .selectFrom("experiments")
@@ -560,7 +560,9 @@ export class KyselyStore implements Store {
       if (!row) throw unknownExperiment(experimentId);
       return this.#db
         .transaction()
-        .execute((trx) => verifyExperimentRecords(trx, this.#opts.recordKey, experimentId, row.status));
+        .execute((trx) =>
+          verifyExperimentRecords(trx, this.#opts.recordKey, experimentId, row.status, opts.trialId),
+        );
     });
   }
 

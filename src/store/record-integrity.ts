@@ -79,12 +79,16 @@ export async function sealExperiment(
 
 const PAGE = 200;
 
-/** Verifies every trial row of an experiment against its MAC, its record, the manifest and the seal. */
+/**
+ * Verifies every trial row of an experiment (or only `trialId`'s) against its MAC, its record, the
+ * manifest and the seal.
+ */
 export async function verifyExperimentRecords(
   db: Kysely<StoreDatabase>,
   key: Buffer | undefined,
   experimentId: string,
   status: string,
+  trialId?: string,
 ): Promise<RecordVerification> {
   const out: RecordVerification = {
     experimentId,
@@ -132,6 +136,7 @@ export async function verifyExperimentRecords(
       .orderBy("idx")
       .orderBy("trial_id")
       .limit(PAGE);
+    if (trialId !== undefined) query = query.where("trial_id", "=", trialId);
     if (after) {
       const { idx, trialId } = after;
       query = query.where((eb) =>
@@ -178,6 +183,7 @@ export async function verifyExperimentRecords(
   }
   if (sealed) {
     for (const id of sealed) {
+      if (trialId !== undefined && id !== trialId) continue;
       if (!seen.has(id)) out.removed.push({ trialId: id, problem: "in the seal, but its row is gone" });
     }
   } else if (key && !sealRow && status === "completed" && signedRows > 0) {

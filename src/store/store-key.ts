@@ -69,3 +69,12 @@ export function readOrCreateKeyFile(file: string): Buffer {
   }
   return readKeyFile(file) as Buffer;
 }
+
+/** The environment variable composition roots read a store key from (a Postgres store's, or to override a file). */
+export const STORE_KEY_ENV = "PROVING_STORE_KEY";
+
+/** The `openStore` key options for a key given as text (the value of `$PROVING_STORE_KEY`); none when unset. */
+export function storeKeyOptions(value: string | undefined): { recordKey?: Buffer; keySource?: string } {
+  if (value === undefined || value === "") return {};
+  return { recordKey: parseStoreKey(value, `$${STORE_KEY_ENV}`), keySource: `$${STORE_KEY_ENV}` };
+}

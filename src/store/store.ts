@@ -123,9 +123,10 @@ export interface Store extends PolicyStore {
   /**
    * Checks every trial row of the experiment against its MAC (under the store key), its summary
    * columns against its record, its trial against the manifest, and the experiment's seal (written
-   * when it completed) for removed rows. Never throws for what it finds: see `RecordVerification`.
+   * when it completed) for removed rows; with `trialId`, that trial's row only. Never throws for what
+   * it finds: see `RecordVerification`.
    */
-  verifyRecords(experimentId: string): Promise<RecordVerification>;
+  verifyRecords(experimentId: string, opts?: { trialId?: string }): Promise<RecordVerification>;
   /** Closes the database. Idempotent; any later call fails with `store_closed`. */
   close(): Promise<void>;
 }

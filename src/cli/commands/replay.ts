@@ -32,7 +32,15 @@ export function registerReplay(program: Command, gymSource: GymSource): void {
     .option("--exit-code", "exit 1 when the replay diverges")
     .option("--json", "print {trialId, reproduced, steps, divergence?: {step, what, expected, actual}}")
     .action(async (trialId: string, flags: { store?: string; json?: boolean; exitCode?: boolean }) => {
-      const record = await withStore(flags.store, "read", (store) => store.getTrial(trialId));
+      const { verificationWarning } = await import("../../report/record-verification-text.ts");
+      const record = await withStore(flags.store, "read", async (store) => {
+        const found = await store.getTrial(trialId);
+        // the record replayed is checked first: a changed one is replayed, with a warning
+        const v = found && (await store.verifyRecords(found.spec.experimentId, { trialId }));
+        const warning = v && verificationWarning(v);
+        if (warning) process.stderr.write(`proving: warning: ${warning}\n`);
+        return found;
+      });
       if (!record) throw configError("unknown_trial", `no trial ${trialId} in the store`);
       const gym = await gymSource();
       const { replayTrial } = await import("../../runner/replay.ts");

@@ -5,6 +5,7 @@ import type { ReportComparison, reportComparisonJson } from "../../report/html/i
 import { type ExperimentSummary, summarizeExperiment } from "../../report/summary.ts";
 import { renderTerminalReport } from "../../report/terminal.ts";
 import type { PairedComparison } from "../../stats/compare-paired.ts";
+import type { Store } from "../../store/store.ts";
 import { printJson, storePath, withStore } from "../context.ts";
 import { experimentOrLatest } from "./export.ts";
 
@@ -94,6 +95,13 @@ export async function writeRunReport(
   }
 }
 
+/** A warning on stderr when the experiment's records do not verify (the HTML report carries a banner too). */
+async function warnIfTampered(store: Store, experimentId: string): Promise<void> {
+  const { verificationWarning } = await import("../../report/record-verification-text.ts");
+  const warning = verificationWarning(await store.verifyRecords(experimentId));
+  if (warning) process.stderr.write(`proving: warning: ${warning}\n`);
+}
+
 export function registerReport(program: Command): void {
   program
     .command("report")
@@ -114,6 +122,7 @@ export function registerReport(program: Command): void {
       );
       await withStore(flags.store, "read", async (store) => {
         const experimentId = await experimentOrLatest(store, id);
+        await warnIfTampered(store, experimentId);
         let comparison: ReportComparison | undefined;
         let summary: ExperimentSummary;
         let rows: TrialSummary[];

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { intOption, storePath } from "../context.ts";
+import { intOption, storeKeyFromEnv, storePath } from "../context.ts";
 
 interface WorkerFlags {
   queue: string;
@@ -84,7 +84,7 @@ export function registerWorker(program: Command): void {
       const { QUEUE_TRIAL_PROCESS } = await import("../../gym/queue-trial-process.ts");
       const { openStore } = await import("../../store/open-store.ts");
       const storeUrl = storePath(flags.store);
-      const store = await openStore(storeUrl, { maxConnections: 2 });
+      const store = await openStore(storeUrl, { maxConnections: 2, ...(await storeKeyFromEnv()) });
       const log = (line: string) => {
         if (!flags.quiet) process.stderr.write(`proving worker: ${line}\n`);
       };

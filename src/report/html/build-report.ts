@@ -22,6 +22,7 @@ import {
   comparisonSection,
   distributionSection,
   headlineSection,
+  tamperedBanner,
   unsandboxedBanner,
 } from "./sections.ts";
 import { gzipBase64, packTrajectories } from "./trajectory-pack.ts";
@@ -83,7 +84,9 @@ export async function buildHtmlReport(
     svgOrEmpty(comparison ? comparisonChart(comparison) : undefined),
     ...METRICS.map((m) => svgOrEmpty(distributionChart(current.rows, m))),
   ]);
+  const verification = await store.verifyRecords(experimentId);
   const sections = [
+    tamperedBanner(verification),
     unsandboxedBanner(current.manifest),
     headlineSection(summary, outcomesSvg),
     breakdownSection(heatmapSvg),

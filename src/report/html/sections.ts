@@ -1,5 +1,6 @@
 import { OUTCOMES, type Outcome, type TrialSpec } from "../../core/contracts.ts";
 import type { PairedComparison } from "../../stats/compare-paired.ts";
+import type { RecordVerification } from "../../store/record-verification.ts";
 import type { TrialSummary } from "../../store/store.ts";
 import type { ExperimentSummary, PassHatKSummary, Rate } from "../summary.ts";
 import { METRICS, OUTCOME_COLORS } from "./charts.ts";
@@ -35,6 +36,26 @@ export function unsandboxedBanner(manifest: readonly TrialSpec[]): string {
     .join(
       ", ",
     )}. These agent programs ran with the gym user's filesystem rights and could have read the store and the checkout; run them with <span class="mono">--sandbox require</span> to refuse that.</div>`;
+}
+
+/**
+ * The banner over an experiment whose records do not verify (`proving verify`): a trial row changed,
+ * removed or inserted after it was recorded. Empty when they verify.
+ */
+export function tamperedBanner(v: RecordVerification): string {
+  if (v.ok) return "";
+  const names = (items: readonly { trialId: string }[]) =>
+    [...new Set(items.map((i) => i.trialId))]
+      .slice(0, 10)
+      .map((id) => `<span class="mono">${e(id)}</span>`)
+      .join(", ");
+  const parts = [
+    v.changed.length ? `changed: ${names(v.changed)}` : "",
+    v.removed.length ? `removed: ${names(v.removed)}` : "",
+    v.inserted.length ? `inserted: ${names(v.inserted)}` : "",
+    ...v.experiment.map((p) => e(p)),
+  ].filter(Boolean);
+  return `<div class="warn" data-banner="tampered">⚠ These records do NOT verify against the store key: they were changed after they were recorded (${parts.join("; ")}). The numbers below are not to be trusted; run <span class="mono">proving verify ${e(v.experimentId)}</span>.</div>`;
 }
 
 /** The headline: planned vs ran, pass rate with its interval, outcomes, infra errors, violations. */
