@@ -4,12 +4,20 @@ import type { BaseSamplerOptions } from "./base-sampler.ts";
 import { LearnabilitySampler } from "./learnability-sampler.ts";
 import { LearningProgressSampler } from "./learning-progress-sampler.ts";
 import { PlrSampler } from "./plr-sampler.ts";
+import { RecoveryLearnabilitySampler } from "./recovery-learnability-sampler.ts";
 import type { Sampler } from "./sampler.ts";
 import { TargetBandSampler } from "./target-band-sampler.ts";
 import { UniformSampler } from "./uniform-sampler.ts";
 
 /** The strategies `createSampler` builds, by name. */
-export const STRATEGIES = ["uniform", "target-band", "learnability", "plr", "learning-progress"] as const;
+export const STRATEGIES = [
+  "uniform",
+  "target-band",
+  "learnability",
+  "learnability-recovery",
+  "plr",
+  "learning-progress",
+] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 /**
@@ -32,6 +40,8 @@ export function createSampler(strategy: string, base: BaseSamplerOptions, option
       return new TargetBandSampler(opts);
     case "learnability":
       return new LearnabilitySampler(opts);
+    case "learnability-recovery":
+      return new RecoveryLearnabilitySampler(opts);
     case "plr":
       return new PlrSampler(opts);
     case "learning-progress":

@@ -78,6 +78,7 @@ export {
   type TransitionSignals,
 } from "./process-feedback.ts";
 export { type GateVerdict, gateTask, NULL_AGENT } from "./quality-gate.ts";
+export { RecoveryLearnabilitySampler, type RecoveryOptions } from "./recovery-learnability-sampler.ts";
 export {
   heldoutManifest,
   type ManifestTask,

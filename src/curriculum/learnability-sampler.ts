@@ -25,7 +25,7 @@ export interface LearnabilityOptions extends BaseSamplerOptions {
  * from it, and it gets only the uniform share.
  */
 export class LearnabilitySampler extends BaseSampler {
-  readonly strategy = "learnability";
+  readonly strategy: string = "learnability";
   readonly prior: number;
   readonly topK: number;
   readonly uniformMix: number;
@@ -49,7 +49,8 @@ export class LearnabilitySampler extends BaseSampler {
     return p * (1 - p);
   }
 
-  protected weights(mask: Uint8Array): Float64Array {
+  /** The eligible keys, those with L > 0 among them, and every key's L (0 when not eligible). */
+  protected scored(mask: Uint8Array): { eligible: number[]; learnable: number[]; l: Float64Array } {
     const eligible: number[] = [];
     const learnable: number[] = [];
     const l = new Float64Array(mask.length);
@@ -59,6 +60,11 @@ export class LearnabilitySampler extends BaseSampler {
       l[i] = this.learnability(i);
       if (l[i] > 0) learnable.push(i);
     }
+    return { eligible, learnable, l };
+  }
+
+  protected weights(mask: Uint8Array): Float64Array {
+    const { eligible, learnable, l } = this.scored(mask);
     const n = eligible.length;
     const w = new Float64Array(mask.length);
     if (n === 0) return w;
