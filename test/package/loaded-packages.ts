@@ -1,6 +1,7 @@
 /**
- * Which npm packages a fresh Node process loads when it imports one module: the heavy-dependency
- * check behind `lazy-imports.test.ts` (the source) and `pack.test.ts` (the installed package).
+ * Which npm packages a fresh Node process loads (imported or required) when it imports one module:
+ * the heavy-dependency check behind `lazy-imports.test.ts` (the source) and `pack.test.ts` (the
+ * installed package).
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -74,8 +75,17 @@ export async function loadedPackages(opts: ProbeOptions): Promise<string[]> {
   fs.writeFileSync(out, "");
   const entry = path.isAbsolute(opts.entry) ? pathToFileURL(opts.entry).href : opts.entry;
   const code = [
-    `import { register } from "node:module";`,
+    `import cjs, { register } from "node:module";`,
+    `import { appendFileSync } from "node:fs";`,
+    `import { pathToFileURL } from "node:url";`,
     `register(${JSON.stringify(RECORDER)}, import.meta.url, { data: { out: ${JSON.stringify(out)} } });`,
+    // what `require` (and `createRequire`) loads passes by the module hooks on Node 20: record it too
+    "const resolveFilename = cjs._resolveFilename;",
+    "cjs._resolveFilename = function (...args) {",
+    "  const file = resolveFilename.apply(this, args);",
+    `  if (file.includes("/node_modules/")) appendFileSync(${JSON.stringify(out)}, pathToFileURL(file).href + "\\n");`,
+    "  return file;",
+    "};",
     opts.tsx ? `(await import("tsx/esm/api")).register();` : "",
     `const m = await import(${JSON.stringify(entry)});`,
     opts.afterImport ?? "",
