@@ -211,7 +211,7 @@ export async function benchEpisodes(opts: BenchOptions = {}): Promise<BenchRepor
 
 /** The module agent both variants play: the README's example policy (plays device-support well). */
 const MODULE_POLICY = fileURLToPath(new URL("../examples/policy.mjs", import.meta.url));
-/** Episodes per unit of work: a worker start costs tens of ms, so isolated batches are small. */
+/** Episodes per unit of work (isolated batches are kept small: each episode crosses to the agent's process). */
 const MODULE_BATCH = 4;
 let moduleAgents: { inProcess: Agent; isolated: Agent } | undefined;
 
@@ -346,7 +346,8 @@ export async function benchModuleAgent(opts: BenchOptions = {}): Promise<BenchRe
       },
       {
         id: "module_isolated_overhead_ms_per_episode",
-        label: "isolation CPU per episode (thread start, module load, copies)",
+        label:
+          "isolation CPU per episode in the runner (IPC, copies; the agent's own process is not counted)",
         value: overheadMs,
         unit: "ms",
       },
@@ -373,7 +374,7 @@ export async function benchModuleAgent(opts: BenchOptions = {}): Promise<BenchRe
       against(
         {
           id: "module_act_isolated_per_s",
-          label: "act() alone, isolated (an open thread: copy in, JSON out)",
+          label: "act() alone, isolated (the agent's process: JSON in, JSON out)",
           value: median(rates.actsIsolated.cpu),
           unit: "steps/s",
           spread: spreadOf(rates.actsIsolated.cpu),
@@ -383,7 +384,7 @@ export async function benchModuleAgent(opts: BenchOptions = {}): Promise<BenchRe
       ),
       {
         id: "module_act_isolated_overhead_us",
-        label: "isolation CPU per step, thread already started",
+        label: "isolation CPU per step in the runner, process already started",
         value: median(rates.actsIsolated.cpu.map((r, i) => 1e6 / r - 1e6 / rates.actsInProcess.cpu[i])),
         unit: "µs",
       },
@@ -396,7 +397,7 @@ export async function benchModuleAgent(opts: BenchOptions = {}): Promise<BenchRe
     ],
     notes: [
       `examples/policy.mjs on every device-support family at difficulties ${DIFFICULTIES.join(", ")}, one trial at a time through runTrial, ${MODULE_BATCH} episodes per unit of work; each variant in a process of its own, rounds interleaved. CPU counts every thread of the process (the agent's worker included).`,
-      "isolated = what `proving run` does with a module agent: a fresh worker thread per episode (heap capped, the module imported in it), the episode and each observation posted as structured-clone copies, each action returned as JSON text. Most of the overhead is the thread's start and the module's import, once per episode; the per-step figure spreads it over the episode's steps.",
+      "isolated = what `proving run` does with a module agent: one sandboxed process per agent and run (the module imported once; heap and data capped), the episode and each observation sent as JSON over IPC, each action returned as JSON text. The CPU figures count the runner's process only (the agent's process is another process); the throughput ratio is the whole cost.",
       `"act() alone" isolates the per-step part: ${ACTS} act() calls on a session already started (test/agents/fixtures/hostile/good.mjs; a tool_result observation in, an action out), no world or runner.`,
     ],
     seconds: (performance.now() - t0) / 1000,
