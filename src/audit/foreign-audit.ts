@@ -84,6 +84,15 @@ function resetOf(world: WorldDefinition, seed: number) {
   return { task, seed };
 }
 
+/** `text` around where it first differs from `other` (for the evidence). */
+function near(text: string | undefined, other: string | undefined): string {
+  if (text === undefined) return "(ended)";
+  let i = 0;
+  while (i < text.length && text[i] === other?.[i]) i++;
+  const from = Math.max(0, i - 40);
+  return `${from > 0 ? "…" : ""}${text.slice(from, from + 120)}`;
+}
+
 const first = (x: Trace, y: Trace) => {
   const at = x.findIndex((t, i) => t !== y[i]);
   return at < 0 && x.length !== y.length ? Math.min(x.length, y.length) : at;
@@ -121,8 +130,8 @@ async function replayAndIsolation(
       if (differs === 0)
         replayFailure ??= replay("failed", [
           `seed ${seed}: reset twice with the same seed, two different starts`,
-          `first:  ${before[0]?.slice(0, 200)}`,
-          `second: ${after[0]?.slice(0, 200)}`,
+          `first:  ${near(before[0], after[0])}`,
+          `second: ${near(after[0], before[0])}`,
         ]);
       else if (differs > 0)
         replayFailure ??= replay("failed", [
@@ -139,8 +148,8 @@ async function replayAndIsolation(
       if (at >= 0)
         isolationFailure ??= isolation("failed", [
           `seed ${seed}: with a second episode (seed ${seed + 1000}) running alongside, step ${at} differs from the same episode played alone`,
-          `alone:    ${(before[at] ?? "(ended)").slice(0, 200)}`,
-          `together: ${(together[at] ?? "(ended)").slice(0, 200)}`,
+          `alone:    ${near(before[at], together[at])}`,
+          `together: ${near(together[at], before[at])}`,
         ]);
       else isolated.push(`seed ${seed} beside seed ${seed + 1000}: ${actions.length} steps, as alone`);
     }

@@ -50,6 +50,9 @@ export interface ForeignServer {
   hiddenState: string[];
 }
 
+/** The one tool of a typed server: its action, as `/schema` declares it. */
+export const TYPED_TOOL = "step";
+
 /** The verifier id of a reward-judged verdict: no verifier, judged from reward and done. */
 export const REWARD_JUDGED = "reward-judged";
 
@@ -287,6 +290,12 @@ export class ForeignEnvironment implements Environment {
     let done = false;
     let observation: JsonValue = null;
     try {
+      if (this.server.actionShape === "typed" && action.tool !== TYPED_TOOL)
+        throw new ServeClientError(
+          "remote_validation_error",
+          `no tool named ${JSON.stringify(action.tool.slice(0, 60))}: a typed server has one, ${TYPED_TOOL}`,
+          { wireCode: "VALIDATION_ERROR" },
+        );
       const envelope = (await session.step(this.wire(action) as never)) as unknown as JsonObject;
       if (!isObject(envelope) || !("observation" in envelope))
         throw new ServeClientError("remote_bad_response", "step: the answer has no observation");

@@ -28,8 +28,8 @@ const skip = !hasPython() && process.env.CI !== "true" ? "python3 is not install
 const started: ChildProcess[] = [];
 
 /** Starts the guess server with a defect on a free loopback port (it binds port 0 and prints its URL). */
-async function startServer(defect: string): Promise<string> {
-  const child = spawn("python3", [SERVER, "--port", "0", "--defect", defect], {
+async function startServer(defect: string, ...more: string[]): Promise<string> {
+  const child = spawn("python3", [SERVER, "--port", "0", "--defect", defect, ...more], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   started.push(child);
@@ -93,6 +93,26 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
     const record = parseJson<{ verdict: { verifier: string; checks: { detail: string }[] } }>(shown);
     assert.equal(record.verdict.verifier, "reward-judged");
     assert.match(record.verdict.checks[0]!.detail, /total reward 1, done/);
+  });
+
+  test("proving run --remote plays a typed server (its /schema action as the one tool, `step`)", async () => {
+    const url = await startServer("none", "--typed");
+    const r = await runCli([
+      "run",
+      "--remote",
+      url,
+      "--agent",
+      AGENT,
+      "--trials",
+      "1",
+      "--store",
+      store,
+      "--json",
+    ]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const out = parseJson<{ trials: { outcome: string }[] }>(r);
+    assert.ok(out.trials.length > 0);
+    for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
   });
 
   test("proving audit passes the clean server; what needs a policy of ours is not checkable", async () => {

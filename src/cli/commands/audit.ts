@@ -26,7 +26,7 @@ export function registerAudit(program: Command, gymSource: GymSource): void {
     )
     .argument(
       "<target>",
-      "world id, variant (FILE or JSON), or http(s)://host:port of a proving serve server",
+      "world id, variant (FILE or JSON), or http(s)://host:port of a proving serve or any OpenEnv server",
     )
     .option("--seeds <n>", "seeds per family × difficulty (default 2)", intOption("--seeds"))
     .option("--difficulty <n>", "difficulty (repeatable; default 1 and 3)", collectInt("--difficulty"))
