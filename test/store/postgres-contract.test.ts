@@ -1,6 +1,7 @@
 import { after, before } from "node:test";
 import { type PostgresServer, postgresSkip, startPostgres } from "../support/services.ts";
 import { storeContract } from "./contract.ts";
+import { integrityContract } from "./integrity-contract.ts";
 import { policyContract } from "./policy-contract.ts";
 
 const skip = postgresSkip();
@@ -20,3 +21,4 @@ const postgres = {
 };
 storeContract("postgres", postgres, skip);
 policyContract("postgres", postgres, skip);
+integrityContract("postgres", postgres, skip);
