@@ -15,7 +15,7 @@ export const OPTIONAL_DEPENDENCIES: Readonly<Record<string, string>> = {
   "better-sqlite3": "the SQLite store",
   pg: "the Postgres store",
   "isolated-vm": "the code sandbox (code-repair's workspace, generated rules)",
-  esbuild: "generated rules and TypeScript agent modules run in their own process",
+  esbuild: "agent modules (run in their own process) and generated rules",
   tsx: "TypeScript agent modules",
   bullmq: "the distributed trial queue",
   ioredis: "the distributed trial queue's shared rate limit",
@@ -56,7 +56,7 @@ export function optionalDependencyMissing(pkg: string, cause?: unknown): Proving
   const needs = OPTIONAL_DEPENDENCIES[pkg] ?? "this feature";
   return new ProvingError(
     "optional_dependency_missing",
-    `${needs} needs the package ${pkg}, which is not installed (an install with --omit=optional leaves it out): npm install ${pkg}`,
+    `the package ${pkg} is not installed (an install with --omit=optional leaves it out); it is needed for ${needs}: npm install ${pkg}`,
     { cause, details: { package: pkg } },
   );
 }
