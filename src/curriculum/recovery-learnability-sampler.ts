@@ -6,7 +6,7 @@ import type { EpisodeResult } from "./sampler.ts";
 const FULL_KEY = 0.25;
 
 export interface RecoveryOptions extends LearnabilityOptions {
-  /** Beta prior (a, b) on the recovery rate, the chance a stuck key is passed when tried (default [1, 99]). */
+  /** Beta prior (a, b) on the recovery rate, the chance a stuck key is passed when tried (default [1, 199]). */
   recoveryPrior?: [number, number];
 }
 
@@ -27,10 +27,10 @@ interface RecoveryState {
  * (a fixed policy's unpassable families) drives r̂ toward 0 as it fails, so its stuck keys fade out
  * as they do under learnability; an agent that does (a learner) keeps r̂ up and its stuck keys in the
  * buffer. A stuck key's share is measured against a full key (see `weights`); everything else is
- * learnability's (top-k buffer, uniform share, rehearsal). Default prior (1, 99): r̂ starts at 0.01, a
- * stuck key at about 4% of the (1 − ε) share; a smaller prior weight (1, 9) to (1, 49) let the planted
- * never-passing agent take 21–28% of episodes 101–200 on one seed (docs/curriculum.md, "The default,
- * and why", has the measurements).
+ * learnability's (top-k buffer, uniform share, rehearsal). Default prior (1, 199): r̂ starts at 0.005,
+ * a stuck key at about 2% of the (1 − ε) share; with (1, 9) to (1, 49) the planted never-passing agents
+ * got 21–28% of episodes 101–200 on one seed, with (1, 99) 12% to a lone never-passed family (the
+ * limit is 10%; docs/curriculum.md, "The default, and why", has the measurements).
  */
 export class RecoveryLearnabilitySampler extends LearnabilitySampler {
   override readonly strategy: string = "learnability-recovery";
@@ -40,7 +40,7 @@ export class RecoveryLearnabilitySampler extends LearnabilitySampler {
 
   constructor(opts: RecoveryOptions) {
     super(opts);
-    this.recoveryPrior = opts.recoveryPrior ?? [1, 99];
+    this.recoveryPrior = opts.recoveryPrior ?? [1, 199];
     const [a, b] = this.recoveryPrior;
     if (!(a > 0 && b > 0)) throw configError("bad_sampler_option", "recoveryPrior must be two numbers > 0");
   }

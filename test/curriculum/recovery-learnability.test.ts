@@ -44,22 +44,20 @@ function play(
   return { plays, late };
 }
 
-/** The learner: the easy family passed half the time from the start; each late family at n/60 on
- * its n-th play (rarely passed in its first 10 plays), up to 0.9. */
+/** The learner: the easy family passed half the time from the start; a late family at n/60 on its
+ * n-th play (rarely passed in its first 10 plays), up to 0.9: it learns a family only by playing it. */
 const learner = (f: number, n: number) => (f === 0 ? 0.5 : Math.min(0.9, n / 60));
 
 test("learnability-recovery keeps sampling families a learner has not passed yet; learnability starves them", () => {
-  for (const seed of [1, 2, 3]) {
+  for (const seed of [1, 2, 3, 4, 5]) {
     const rec = play(createSampler("learnability-recovery", { keys, seed }), 1000, learner, seed);
     const plain = play(createSampler("learnability", { keys, seed }), 1000, learner, seed);
-    // every late family kept being played under recovery (measured: 42 plays at the least)
-    for (let f = 1; f < keys.length; f++)
-      assert.ok(rec.plays[f] >= 35, `seed ${seed}: ${keys[f].family} played ${rec.plays[f]} (recovery)`);
-    // plain learnability starved one at least: stuck at p = 0, it had the uniform share (measured: 10–15 plays)
-    assert.ok(
-      plain.plays.slice(1).some((n) => n < 20),
-      `seed ${seed}: learnability plays ${plain.plays.join(",")}`,
-    );
+    const least = (plays: number[]) => Math.min(...plays.slice(1));
+    // every late family kept being played under recovery, until it passed a third of the time
+    // (measured: the least-played late family had 21–78 plays over seeds 1–5)
+    assert.ok(least(rec.plays) >= 20, `seed ${seed}: recovery plays ${rec.plays.join(",")}`);
+    // plain learnability starved one at least: stuck at p = 0, it had the uniform share (measured: 10–13 plays)
+    assert.ok(least(plain.plays) < 15, `seed ${seed}: learnability plays ${plain.plays.join(",")}`);
   }
 });
 
@@ -72,8 +70,8 @@ test("learnability-recovery leaves a fixed agent's never-passed family alone: it
     assert.equal(s.recoveries, 0);
     assert.ok(s.recoveryRate() < 0.01, `recovery rate ${s.recoveryRate()}`);
     const never = late[6] + late[7];
-    // uniform would give them 25%; learnability 2–5%, recovery 6–12% (measured, seeds 1–3)
-    assert.ok(never / 200 <= 0.15, `seed ${seed}: never-passed families ${never} of the last 200`);
+    // uniform would give them 25%; learnability 2–5%, recovery 3–8% (measured, seeds 1–3)
+    assert.ok(never / 200 <= 0.1, `seed ${seed}: never-passed families ${never} of the last 200`);
     assert.ok(late[0] / 200 >= 0.6, `seed ${seed}: the p = 0.5 family ${late[0]} of the last 200`);
   }
 });
