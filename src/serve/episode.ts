@@ -309,6 +309,12 @@ export class Episode {
       this.chosen,
       viewer,
     );
+    if (observation.kind === "task") {
+      // OpenEnv's MCP tool client keeps only a reset's `metadata` (its observation has no other
+      // fields): the instruction and the public task context go there too
+      metadata.instruction = observation.instruction;
+      metadata.context = observation.context;
+    }
     if (admissible) metadata.admissible_actions = this.listAdmissible(admissible);
     return { observation, reward: null, done: false, metadata };
   }

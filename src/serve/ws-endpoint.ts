@@ -11,7 +11,13 @@ import { parseFork, parseGroupId, parseGroupSize, parseStepBatch } from "./batch
 import { CLIENT_VIEW, type Viewer } from "./disclosure.ts";
 import type { Episode } from "./episode.ts";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json-limits.ts";
-import { handleMcpRpc } from "./mcp-rpc.ts";
+import {
+  handleMcpRpc,
+  isNotification,
+  JSON_RPC,
+  type JsonRpcResponse,
+  type McpRpcContext,
+} from "./mcp-rpc.ts";
 import {
   type ConnectionScope,
   connectionScope,
@@ -22,6 +28,7 @@ import {
 } from "./multi-session.ts";
 import {
   parseAction,
+  parseJsonText,
   parseResetParams,
   parseWsMessage,
   ServeError,
@@ -92,7 +99,8 @@ function rawText(data: RawData): string {
 }
 
 /**
- * The WebSocket half: `/ws`, one session per connection, OpenEnv's message types. Replies keep the
+ * The WebSocket half: `/ws`, one session per connection, OpenEnv's message types; `/mcp`, JSON-RPC
+ * (OpenEnv's MCP WebSocket), one session per connection too. Replies keep the
  * order of requests. Connections that stop answering pings (half-open: the peer vanished without a
  * close) are terminated and their sessions freed, so leaked clients cannot pin the server at capacity.
  */
@@ -118,7 +126,8 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     } catch {
       return rejectUpgrade(socket, "Bad Request", "VALIDATION_ERROR", 400);
     }
-    if (url.pathname !== "/ws") return rejectUpgrade(socket, "Not Found", "NOT_FOUND");
+    if (url.pathname !== "/ws" && url.pathname !== "/mcp")
+      return rejectUpgrade(socket, "Not Found", "NOT_FOUND");
     if (!deps.hostAllowed(req.headers.host)) return rejectUpgrade(socket, "Forbidden", "FORBIDDEN_HOST");
     if (deps.originAllowed && !deps.originAllowed(req.headers.origin)) {
       return rejectUpgrade(socket, "Forbidden", "FORBIDDEN_ORIGIN");
@@ -127,7 +136,8 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       return rejectUpgrade(socket, "Unauthorized", "UNAUTHORIZED");
     }
     const viewer = viewerOf(req.headers.authorization, url.searchParams.get("access_token"));
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, viewer));
+    const mcp = url.pathname === "/mcp";
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, viewer, mcp));
   });
 
   function send(ws: WebSocket, message: WsServerMessage): void {
@@ -142,7 +152,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     return { type: "error", data: e.toData() as { message: string; code: string } };
   }
 
-  function onConnection(ws: WebSocket, viewer: Viewer): void {
+  function onConnection(ws: WebSocket, viewer: Viewer, mcp: boolean): void {
     const liveness = { answered: true };
     alive.set(ws, liveness);
     ws.on("pong", () => {
@@ -154,12 +164,12 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
     try {
       session = sessions.createWs();
     } catch (err) {
-      send(ws, errorMessageOf(err));
+      if (!mcp) send(ws, errorMessageOf(err));
       ws.close(WS_CLOSE.capacity, "capacity reached");
       return;
     }
     session.onEvict = (reason) => {
-      send(ws, errorMessageOf(new ServeError("SESSION_ERROR", `session closed: ${reason}`)));
+      if (!mcp) send(ws, errorMessageOf(new ServeError("SESSION_ERROR", `session closed: ${reason}`)));
       const idle = reason === "idle timeout" || reason === EVICTED;
       ws.close(idle ? WS_CLOSE.idle : WS_CLOSE.goingAway, reason.slice(0, 100));
     };
@@ -171,6 +181,7 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       scope.closeAll("connection closed");
     });
     const flow = new WsFlow(ws, flowLimits, flowStats);
+    if (mcp) return onMcpConnection(ws, viewer, session, flow);
     // Per connection, not per message: the reply handlers and the operation's closure.
     const onReply = (reply: WsServerMessage | null) => {
       if (reply) flow.reply(JSON.stringify(reply));
@@ -220,6 +231,50 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       }
       session.exclusive(sessions.clock, () => handle(scope, viewer, msg)).then(onReply, onFailure);
     });
+  }
+
+  /**
+   * `WS /mcp`: OpenEnv's MCP over a WebSocket. Each text message is one JSON-RPC 2.0 request and gets
+   * its reply (a notification none), in order; the connection's own session is the episode its
+   * `tools/call`s step, as for the `/ws` `mcp` message.
+   */
+  function onMcpConnection(ws: WebSocket, viewer: Viewer, session: Episode, flow: WsFlow): void {
+    const ctx = { spec, sessions, session, viewer };
+    const onRpc = (reply: JsonRpcResponse | null) => {
+      if (reply) flow.reply(JSON.stringify(reply));
+      else flow.settled();
+    };
+    const onFailure = (err: unknown) =>
+      flow.reply(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: JSON_RPC.serverError, message: errorMessage(err) },
+        }),
+      );
+    ws.on("message", (data) => {
+      if (!flow.received()) return;
+      const text = rawText(data);
+      session.exclusive(sessions.clock, () => mcpReply(text, ctx)).then(onRpc, onFailure);
+    });
+  }
+
+  async function mcpReply(text: string, ctx: McpRpcContext): Promise<JsonRpcResponse | null> {
+    let request: unknown;
+    try {
+      request = parseJsonText(text, limits);
+    } catch (err) {
+      const parse = err instanceof ServeError && err.code === "INVALID_JSON";
+      return {
+        jsonrpc: "2.0",
+        id: null,
+        error: parse
+          ? { code: JSON_RPC.parseError, message: "Parse error" }
+          : { code: JSON_RPC.invalidRequest, message: errorMessage(err) },
+      };
+    }
+    if (isNotification(request)) return null;
+    return handleMcpRpc(request, ctx);
   }
 
   /** Every message but `step`, in the connection's own session's turn (`scope.held`). */
