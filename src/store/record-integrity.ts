@@ -168,7 +168,7 @@ export async function verifyExperimentRecords(
         if (expected === row.mac) macOk = true;
         else out.changed.push({ trialId: id, problem: "its record, steps or verdict do not match its MAC" });
       }
-      const summaryProblem = checkSummary(row, stepTexts, verdict);
+      const summaryProblem = checkSummary(row, verdict);
       if (summaryProblem) out.changed.push({ trialId: id, problem: summaryProblem });
       if (!planned.has(id)) out.inserted.push({ trialId: id, problem: "not planned in the manifest" });
       else if (sealed && !sealed.has(id)) {
@@ -202,10 +202,11 @@ export async function verifyExperimentRecords(
 type VerifiedRow = Parameters<typeof rowToSummary>[0] & { record: string };
 
 /** The summary columns (what reports read) re-derived from the record; a difference names the columns. */
-function checkSummary(row: VerifiedRow, steps: string[], verdict: string | undefined): string | undefined {
+function checkSummary(row: VerifiedRow, verdict: string | undefined): string | undefined {
   let derived: ReturnType<typeof rowToSummary>;
   try {
-    const record = assembleRecord(row.record, steps, verdict);
+    // the summary columns come from the record and verdict alone (steps counted in its stats)
+    const record = assembleRecord(row.record, [], verdict);
     if (record.spec?.id !== row.trial_id) return "its record belongs to another trial";
     derived = rowToSummary(trialToRows(record).trial as VerifiedRow);
   } catch {
