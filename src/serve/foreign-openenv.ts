@@ -122,7 +122,31 @@ async function mcpTools(base: string, opts: ClientOptions): Promise<ToolDescript
       "remote_bad_response",
       `POST /mcp tools/list: no tool list (HTTP ${status}); an MCP-style server lists its tools there`,
     );
-  return result.tools.filter(isObject).map((t) => ({
+  return toolsOf(result.tools);
+}
+
+/** The tools of an MCP-style server without `POST /mcp`: a `list_tools` action in a short episode. */
+async function listToolsAction(base: string, opts: ClientOptions): Promise<ToolDescriptor[]> {
+  const session = await WsEpisodeClient.connect(base, opts);
+  try {
+    await session.reset({});
+    const envelope = (await session.step({ type: "list_tools" } as never)) as unknown as JsonObject;
+    const observation = isObject(envelope) ? envelope.observation : undefined;
+    const tools = isObject(observation) ? observation.tools : undefined;
+    if (!Array.isArray(tools))
+      throw new ServeClientError(
+        "remote_bad_response",
+        "no tool list: neither POST /mcp tools/list nor a list_tools action answered one",
+      );
+    return toolsOf(tools);
+  } finally {
+    await session.close().catch(() => undefined);
+  }
+}
+
+/** MCP tool entries (`{name, description, inputSchema}`) as our tool descriptors. */
+function toolsOf(tools: JsonValue[]): ToolDescriptor[] {
+  return tools.filter(isObject).map((t) => ({
     name: String(t.name),
     description: typeof t.description === "string" ? t.description : "",
     input_schema: isObject(t.inputSchema) ? t.inputSchema : isObject(t.input_schema) ? t.input_schema : {},
@@ -144,7 +168,7 @@ export async function probeForeign(url: string, opts: ClientOptions = {}): Promi
     : "typed";
   const tools =
     actionShape === "call_tool"
-      ? await mcpTools(base, opts)
+      ? await mcpTools(base, opts).catch(() => listToolsAction(base, opts))
       : [
           {
             name: "step",

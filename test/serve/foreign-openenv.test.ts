@@ -95,24 +95,34 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
     assert.match(record.verdict.checks[0]!.detail, /total reward 1, done/);
   });
 
-  test("proving run --remote plays a typed server (its /schema action as the one tool, `step`)", async () => {
-    const url = await startServer("none", "--typed");
-    const r = await runCli([
-      "run",
-      "--remote",
-      url,
-      "--agent",
-      AGENT,
-      "--trials",
-      "1",
-      "--store",
-      store,
-      "--json",
-    ]);
-    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-    const out = parseJson<{ trials: { outcome: string }[] }>(r);
-    assert.ok(out.trials.length > 0);
-    for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
+  for (const [flag, what] of [
+    ["--typed", "a typed server (its /schema action as the one tool, `step`)"],
+    ["--no-mcp-route", "an MCP-style server without POST /mcp (tools from a list_tools action)"],
+  ] as const)
+    test(`proving run --remote plays ${what}`, async () => {
+      const url = await startServer("none", flag);
+      const r = await runCli([
+        "run",
+        "--remote",
+        url,
+        "--agent",
+        AGENT,
+        "--trials",
+        "1",
+        "--store",
+        store,
+        "--json",
+      ]);
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      const out = parseJson<{ trials: { outcome: string }[] }>(r);
+      assert.ok(out.trials.length > 0);
+      for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
+    });
+
+  test("a server that does not answer is a coded remote error", async () => {
+    const r = await runCli(["run", "--remote", "http://127.0.0.1:9", "--agent", AGENT, "--store", store]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /\[remote_unreachable\]/);
   });
 
   test("proving audit passes the clean server; what needs a policy of ours is not checkable", async () => {

@@ -55,7 +55,7 @@ export function registerRun(program: Command, gymSource: GymSource): void {
     )
     .option(
       "--remote <url>",
-      "play the world of a `proving serve` server at URL (token: $PROVING_REMOTE_TOKEN)",
+      "play the world of a `proving serve` server, or any OpenEnv server (reward-judged), at URL (token: $PROVING_REMOTE_TOKEN)",
     )
     .option(
       "--policy <file-or-id>",
