@@ -29,13 +29,12 @@ export async function createStore(
         checkStoreKey(trx, opts.recordKey, {
           where: opts.keySource ?? "the store options",
           now: new Date().toISOString(),
-          ...(opts.createKey ? { createKey: opts.createKey } : {}),
+          ...(opts.keyFile !== undefined ? { keyFile: opts.keyFile } : {}),
         }),
       opts.writeLock,
       opts.busyWaitMs,
     );
-    const { createKey: _made, ...rest } = opts;
-    return new KyselyStore(db, dialect, version, recordKey ? { ...rest, recordKey } : rest);
+    return new KyselyStore(db, dialect, version, recordKey ? { ...opts, recordKey } : opts);
   } catch (err) {
     await db.destroy().catch(() => undefined);
     opts.onClose?.();

@@ -74,8 +74,11 @@ export interface KyselyStoreOptions {
   recordKey?: Buffer;
   /** Where the key came from (or was looked for), for error messages. */
   keySource?: string;
-  /** Makes a key for a store that has none and was never signed (a new SQLite file's key file). */
-  createKey?: () => Buffer;
+  /**
+   * Without `recordKey`: the key file to read it from (a SQLite store's `<file>.key`), created for a
+   * store never signed.
+   */
+  keyFile?: string;
 }
 
 const EXPERIMENT_ID_MAX = 200;

@@ -7,7 +7,7 @@ import { openSqlite } from "./open-sqlite.ts";
 import type { StoreDatabase } from "./schema.ts";
 import type { Store } from "./store.ts";
 import { SQLITE_DIALECT } from "./store-dialect.ts";
-import { readKeyFile, readOrCreateKeyFile, STORE_KEY_BYTES, storeKeyPath } from "./store-key.ts";
+import { STORE_KEY_BYTES, storeKeyPath } from "./store-key.ts";
 import { isPostgresUrl } from "./store-url.ts";
 
 /** Where the CLI keeps its store unless told otherwise (relative to the working directory). */
@@ -59,13 +59,12 @@ export async function openStore(path: string, opts: OpenStoreOptions = {}): Prom
   }
   // The key lives beside the file, never in it; a store never signed gets a new key file.
   const keyFile = storeKeyPath(resolve(path));
-  const recordKey = opts.recordKey ?? readKeyFile(keyFile);
   // Stores on the same file in this process take turns writing (see WriteLock).
   return createStore(db, SQLITE_DIALECT, {
     writeLock,
     onClose: release,
     busyWaitMs: busyTimeoutMs,
     keySource: opts.keySource ?? keyFile,
-    ...(recordKey ? { recordKey } : { createKey: () => readOrCreateKeyFile(keyFile) }),
+    ...(opts.recordKey ? { recordKey: opts.recordKey } : { keyFile }),
   });
 }

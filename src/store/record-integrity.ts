@@ -4,6 +4,7 @@ import { canonicalJson } from "../core/hash.ts";
 import { sealMac, storeKeyId, trialMac } from "./record-mac.ts";
 import type { RecordVerification } from "./record-verification.ts";
 import type { StoreDatabase } from "./schema.ts";
+import { readKeyFile, readOrCreateKeyFile } from "./store-key.ts";
 import { readStepsAndVerdicts } from "./trial-page.ts";
 import { assembleRecord, rowToSummary, SUMMARY_COLUMNS, type TrialRows, trialToRows } from "./trial-rows.ts";
 
@@ -22,24 +23,26 @@ export function signRows(key: Buffer | undefined, rows: TrialRows): TrialRows {
 
 /**
  * Checks the key against the one the store was signed with, inside the caller's write transaction,
- * and returns the key to sign with: a store never signed takes this key (or, with none, the one
- * `createKey` makes, if given); another key is `store_key_mismatch`; no key for a signed store is
- * `store_key_missing` (`where` says where the key was looked for).
+ * and returns the key to sign with: the given key, else the one in `keyFile` (read here, inside the
+ * transaction, so a process that just created the store and its key file is seen whole). A store never
+ * signed takes the key (with none, `keyFile` is created); another key is `store_key_mismatch`; no key
+ * for a signed store is `store_key_missing` (`where` says where the key was looked for).
  */
 export async function checkStoreKey(
   trx: Kysely<StoreDatabase>,
   given: Buffer | undefined,
-  opts: { where: string; now: string; createKey?: () => Buffer },
+  opts: { where: string; now: string; keyFile?: string },
 ): Promise<Buffer | undefined> {
   const rows = await trx.selectFrom("store_keys").select("key_id").execute();
-  if (!given && rows.length > 0) {
+  const found = given ?? (opts.keyFile === undefined ? undefined : readKeyFile(opts.keyFile));
+  if (!found && rows.length > 0) {
     throw new ProvingError(
       "store_key_missing",
       `this store's records are signed, but its key is missing (looked for ${opts.where}); restore the key (the file beside a SQLite store, or PROVING_STORE_KEY) to read or write the store`,
       { details: { where: opts.where, keyId: rows[0]!.key_id } },
     );
   }
-  const key = given ?? opts.createKey?.();
+  const key = found ?? (opts.keyFile === undefined ? undefined : readOrCreateKeyFile(opts.keyFile));
   if (!key) return undefined;
   const id = storeKeyId(key);
   if (rows.some((r) => r.key_id === id)) return key;

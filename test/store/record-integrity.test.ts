@@ -171,3 +171,18 @@ test("an old store without MACs verifies as unsigned (not tampered); new records
   assert.deepEqual(v.unsigned, ["e/t0000", "e/t0001", "e/t0002", "e/t0003"]);
   assert.ok(fs.existsSync(`${file}.key`), "a store never signed takes a new key");
 });
+
+test("stores opening a new file at once agree on one key (it is read inside the open's transaction)", async () => {
+  const file = path.join(dir, "race.db");
+  const stores = await Promise.all([openStore(file), openStore(file), openStore(file)]);
+  try {
+    await stores[0]!.createExperiment({ id: "e", config: {}, createdAt: "2025-01-01T00:00:00Z" });
+    await stores[0]!.writeManifest("e", [makeSpec("e", 0), makeSpec("e", 1)]);
+    await stores[1]!.saveTrials([makeRecord(makeSpec("e", 0))]);
+    await stores[2]!.recordTrialOnce(makeRecord(makeSpec("e", 1)));
+    const v = await stores[0]!.verifyRecords("e");
+    assert.deepEqual([v.ok, v.valid], [true, 2]);
+  } finally {
+    for (const s of stores) await s.close();
+  }
+});
