@@ -210,7 +210,8 @@ class AgentProcess {
       this.#idle();
     });
     this.#child.on("error", (err) => this.#die(`the agent's process failed: ${err.message}`));
-    this.#child.on("exit", (code, signal) => {
+    // "close", not "exit": by then every message the process sent (its fatal error) has been read
+    this.#child.on("close", (code, signal) => {
       this.#dir.remove();
       if (this.#stopped) return this.#die("the agent's process was stopped");
       if (this.#fatal) return this.#die(`the agent crashed: ${this.#fatal}`);
