@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -8,6 +11,7 @@ import {
   WsEpisodeClient,
   worldTarget,
 } from "../../src/serve/index.ts";
+import { openStore } from "../../src/store/open-store.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
 
 /** Long enough for a loaded machine to open three sessions within it. */
@@ -97,5 +101,39 @@ test("a group is refused rather than evicting too few sessions for it", async ()
     assert.equal((await http.state("old")).episode_id, "old");
   } finally {
     await server.close();
+  }
+});
+
+test("with a store, an evicted episode is abandoned (its trial stays missing) and the next one is recorded", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-evict-"));
+  const store = await openStore(path.join(dir, "proving.db"));
+  const server = await startServer({
+    target: worldTarget(deviceSupport),
+    port: 0,
+    maxSessions: 1,
+    evictAfterMs: 200,
+    maxSteps: 1,
+    record: { store, experimentId: "serve-evict" },
+  });
+  try {
+    const http = new ServeClient(server.url);
+    await http.reset({ seed: 1, episode_id: "abandoned" });
+    await sleep(300);
+    await http.reset({ seed: 2, episode_id: "played" });
+    assert.equal(server.sessions.counts().evicted, 1);
+    // one step reaches the server's step cap: the episode ends and is recorded
+    const last = await http.step("played", { tool: "get_case", args: { case_id: "C-0" } });
+    assert.equal(last.done, true);
+  } finally {
+    await server.close();
+  }
+  try {
+    const manifest = await store.getManifest("serve-evict");
+    assert.equal(manifest.length, 2);
+    assert.equal(await store.getTrial(manifest[0].id), undefined, "the evicted episode: missing");
+    assert.ok(await store.getTrial(manifest[1].id), "the played episode: recorded");
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
