@@ -159,7 +159,9 @@ export async function verifyExperimentRecords(
       const verdict = verdicts.get(id);
       let macOk = false;
       if (row.mac == null) out.unsigned.push(id);
-      else if (key) {
+      else if (!key)
+        out.changed.push({ trialId: id, problem: "it carries a MAC, but the store was never signed" });
+      else {
         signedRows++;
         const expected = trialMac(key, {
           trialId: id,
