@@ -9,7 +9,7 @@
  */
 import type { Action, Environment, Observation, StepResult } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { randomAgent } from "../testing/index.ts";
 import {
@@ -123,7 +123,7 @@ async function replayAndIsolation(
   let isolationFailure: AuditFinding | undefined;
   try {
     for (const seed of seeds) {
-      const { actions, trace: together } = await playBeside(opts, seed);
+      const { actions, trace: together, refused } = await playBeside(opts, seed);
       const before = await playAlone(opts, seed, actions);
       const after = await playAlone(opts, seed, actions);
       const differs = first(before, after);
@@ -141,6 +141,12 @@ async function replayAndIsolation(
       if (differs >= 0) {
         isolationFailure ??= isolation("not_checkable", [
           `seed ${seed}: the server does not replay an episode alike (see replay-deterministic), so a second episode's influence cannot be told apart`,
+        ]);
+        continue;
+      }
+      if (refused) {
+        isolationFailure ??= isolation("not_checkable", [
+          `seed ${seed}: the server refused a second concurrent session (${refused}): it plays one episode at a time`,
         ]);
         continue;
       }
@@ -170,11 +176,12 @@ async function replayAndIsolation(
 async function playBeside(
   opts: ForeignAuditOptions,
   seed: number,
-): Promise<{ actions: Action[]; trace: Trace }> {
+): Promise<{ actions: Action[]; trace: Trace; refused?: string }> {
   const a = create(opts, seed);
   const b = create(opts, seed + 1000);
   const actions: Action[] = [];
   const trace: Trace = [];
+  let refused: string | undefined;
   try {
     let obsA = await a.reset(resetOf(opts.world, seed));
     let obsB = await b.reset(resetOf(opts.world, seed + 1000));
@@ -191,13 +198,19 @@ async function playBeside(
       obsA = r.observation;
       if (liveB) {
         const other = await agentB.act(obsB);
-        const rb = await b.step({ tool: other.tool, args: other.args, callId: `c${i}` });
-        obsB = rb.observation;
-        liveB = !(rb.terminated || rb.truncated);
+        try {
+          const rb = await b.step({ tool: other.tool, args: other.args, callId: `c${i}` });
+          obsB = rb.observation;
+          liveB = !(rb.terminated || rb.truncated);
+        } catch (err) {
+          if (!(err instanceof ProvingError && err.code === "remote_capacity_reached")) throw err;
+          refused = errorMessage(err);
+          liveB = false;
+        }
       }
       if (r.terminated || r.truncated) break;
     }
-    return { actions, trace };
+    return { actions, trace, ...(refused ? { refused } : {}) };
   } finally {
     await dispose(opts, a);
     await dispose(opts, b);

@@ -235,8 +235,11 @@ export interface ForeignEnvironmentOptions extends ClientOptions {
 }
 
 /**
- * A core Environment over a foreign OpenEnv server: one WebSocket session per episode (opened by
- * `reset`, closed when the episode ends, on failure, and by `close()`).
+ * A core Environment over a foreign OpenEnv server, one WebSocket session per episode. Sessions are
+ * held only while an episode is played (a server may take one at a time): `reset` opens one, reads
+ * the start and closes it, so the runner's reference and probe instances (reset, hashed, dropped) pin
+ * nothing; the first `step` opens the episode's session and resets again with the same seed; it
+ * closes when the episode ends, on failure, and on `close()`.
  */
 export class ForeignEnvironment implements Environment {
   readonly spec: EnvSpec;
@@ -248,6 +251,8 @@ export class ForeignEnvironment implements Environment {
   private ended = false;
   private reset_ = false;
   private episodeId: string | undefined;
+  /** What the latest reset sent (the first step resets again with it). */
+  private resetData: JsonObject | undefined;
 
   constructor(
     readonly server: ForeignServer,
@@ -263,15 +268,13 @@ export class ForeignEnvironment implements Environment {
     this.total = 0;
     this.ended = false;
     this.reset_ = false;
-    const session = await WsEpisodeClient.connect(this.server.url, this.opts);
-    this.session = session;
-    this.opts.onOpened?.(this);
+    this.resetData = undefined;
+    const data: JsonObject = { seed: opts.seed, ...(opts.episodeId ? { episode_id: opts.episodeId } : {}) };
     try {
-      const data: JsonObject = { seed: opts.seed, ...(opts.episodeId ? { episode_id: opts.episodeId } : {}) };
-      const envelope = (await session.reset(data as never)) as unknown as JsonObject;
-      if (!isObject(envelope) || !("observation" in envelope))
-        throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
+      const { session, envelope } = await this.open(data);
       if (this.server.hiddenState.length) await this.readHidden(session, opts.task);
+      await this.close();
+      this.resetData = data;
       const observation = (envelope.observation ?? null) as JsonValue;
       this.episodeId =
         isObject(observation) && typeof observation.episode_id === "string"
@@ -285,6 +288,22 @@ export class ForeignEnvironment implements Environment {
       };
       this.reset_ = true;
       return this.last;
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  /** Opens a session and resets it; a failed reset closes it. */
+  private async open(data: JsonObject): Promise<{ session: WsEpisodeClient; envelope: JsonObject }> {
+    const session = await WsEpisodeClient.connect(this.server.url, this.opts);
+    this.session = session;
+    this.opts.onOpened?.(this);
+    try {
+      const envelope = (await session.reset(data as never)) as unknown as JsonObject;
+      if (!isObject(envelope) || !("observation" in envelope))
+        throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
+      return { session, envelope };
     } catch (err) {
       await this.close();
       throw err;
@@ -305,9 +324,9 @@ export class ForeignEnvironment implements Environment {
 
   async step(action: Action): Promise<StepResult> {
     if (!this.reset_) throw new ProvingError("not_reset", "foreign environment: step before reset");
-    if (this.ended || !this.session)
+    if (this.ended || !this.resetData)
       throw new ProvingError("remote_episode_ended", "foreign environment: the episode has ended");
-    const session = this.session;
+    const session = this.session ?? (await this.open(this.resetData)).session;
     this.steps++;
     let result: ToolResult;
     let reward = 0;

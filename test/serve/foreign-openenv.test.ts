@@ -143,6 +143,15 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
     }
   });
 
+  test("a server that plays one episode at a time: session isolation is not checkable, the rest passes", async () => {
+    const { code, findings } = await audit(await startServer("none", "--max-sessions", "1"));
+    assert.equal(code, 0, JSON.stringify(findings, null, 1));
+    assert.equal(findings["session-isolation"]?.status, "not_checkable");
+    assert.match(findings["session-isolation"]?.evidence[0] ?? "", /one episode at a time/);
+    for (const id of ["random-agent-fails", "replay-deterministic", "bad-input-coded", "hidden-unreachable"])
+      assert.equal(findings[id]?.status, "passed", `${id}: ${JSON.stringify(findings[id])}`);
+  });
+
   for (const [defect, check] of [
     ["leak", "hidden-unreachable"],
     ["shortcut", "random-agent-fails"],
