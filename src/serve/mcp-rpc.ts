@@ -185,7 +185,7 @@ async function initializeSession(ctx: McpRpcContext): Promise<string | undefined
   if (ctx.session || !ctx.onSession) return undefined;
   if (ctx.headerSession && ctx.sessions.getHttp(ctx.headerSession)) return undefined;
   const episodeId = `mcp-${randomUUID()}`;
-  const session = ctx.sessions.createHttp(episodeId);
+  const session = ctx.sessions.createHttp(episodeId, true);
   try {
     const envelope = await session.exclusive(ctx.sessions.clock, () =>
       session.reset({}, episodeId, ctx.viewer, "mcp"),
@@ -228,7 +228,7 @@ async function sessionCreate(id: JsonRpcId, params: Record<string, unknown>, ctx
   if (ctx.sessions.getHttp(episodeId)) {
     return failure(id, JSON_RPC.invalidParams, `session ${quoteInput(episodeId, 64)} exists already`);
   }
-  const session = ctx.sessions.createHttp(episodeId);
+  const session = ctx.sessions.createHttp(episodeId, true);
   try {
     const envelope = await session.exclusive(ctx.sessions.clock, () =>
       session.reset(reset, episodeId, ctx.viewer, "mcp"),

@@ -12,8 +12,9 @@ export interface SessionLimits {
   /** A session unused this long is reclaimed. Default 300 000 ms; 0 turns the reaper off. */
   idleTimeoutMs?: number;
   /**
-   * An HTTP session (a plain `/reset`, which OpenEnv's clients never close) unused this long is
-   * reclaimed. Default: the idle timeout, at most 60 000 ms.
+   * An HTTP session of a plain `/reset` (which OpenEnv's HTTP clients never close) unused this long
+   * is reclaimed. Default: the idle timeout, at most 60 000 ms. Sessions opened as such (MCP's
+   * `initialize`, `openenv/session/create`) keep the idle timeout.
    */
   httpIdleTimeoutMs?: number;
   /**
@@ -63,6 +64,8 @@ export class SessionManager {
   readonly groups: GroupRegistry;
   private readonly http = new Map<string, Episode>();
   private readonly all = new Set<Episode>();
+  /** HTTP sessions opened as sessions (they keep the idle timeout, not the HTTP one). */
+  private readonly lasting = new WeakSet<Episode>();
   private timer: NodeJS.Timeout | undefined;
   private readonly reapIntervalMs: number;
   private reapedCount = 0;
@@ -127,10 +130,15 @@ export class SessionManager {
     return this.http.get(episodeId);
   }
 
-  /** A new HTTP session under `episodeId` (the caller checked there is none). */
-  createHttp(episodeId: string): Episode {
+  /**
+   * A new HTTP session under `episodeId` (the caller checked there is none). `lasting`: a session its
+   * client opened as one (MCP's `initialize`, `openenv/session/create`) and closes, which keeps the
+   * idle timeout; a plain `/reset`'s has the shorter HTTP one.
+   */
+  createHttp(episodeId: string, lasting = false): Episode {
     const episode = this.admit("http", episodeId);
     this.http.set(episodeId, episode);
+    if (lasting) this.lasting.add(episode);
     return episode;
   }
 
@@ -227,7 +235,8 @@ export class SessionManager {
     const now = this.clock();
     let reaped = 0;
     for (const episode of [...this.all]) {
-      const timeout = episode.kind === "http" ? this.httpIdleTimeoutMs : this.idleTimeoutMs;
+      const timeout =
+        episode.kind === "http" && !this.lasting.has(episode) ? this.httpIdleTimeoutMs : this.idleTimeoutMs;
       if (timeout === 0 || episode.isBusy || now - episode.lastActive < timeout) continue;
       this.all.delete(episode);
       if (episode.kind === "http" && this.http.get(episode.key) === episode) this.http.delete(episode.key);

@@ -57,11 +57,19 @@ test("plain HTTP resets never closed do not pin a slot: a short HTTP idle timeou
   const ws = await WsEpisodeClient.connect(server.url);
   try {
     await ws.reset({ seed: 1 });
+    // a session opened as one (OpenEnv's openenv/session/create) keeps the long idle timeout
+    const created = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "openenv/session/create", params: {} }),
+    });
+    const sessionId = String(((await created.json()) as { result: JsonObject }).result.session_id);
     const http = new ServeClient(server.url);
     for (let i = 0; i < 5; i++) await http.reset({ seed: i });
-    assert.equal(server.sessions.counts().http, 5);
-    await eventually(() => server.sessions.counts().http === 0, 10_000, "HTTP sessions reclaimed");
+    assert.equal(server.sessions.counts().http, 6);
+    await eventually(() => server.sessions.counts().http === 1, 10_000, "plain reset sessions reclaimed");
     await sleep(100);
+    assert.ok(server.sessions.getHttp(sessionId), "the created session stays");
     assert.equal(server.sessions.counts().ws, 1, "the WS session stays");
     assert.equal((await ws.step({ tool: "get_case", args: { case_id: "C-0" } })).done, false);
   } finally {
