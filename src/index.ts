@@ -89,7 +89,9 @@ export {
   runTrial,
 } from "./runner/index.ts";
 export {
+  connectForeign,
   connectRemote,
+  ForeignEnvironment,
   RemoteEnvironment,
   ServeClient,
   startServer,

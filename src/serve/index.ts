@@ -23,6 +23,16 @@ export {
   type Viewer,
 } from "./disclosure.ts";
 export { Episode, type EpisodeDefaults, type SessionKind } from "./episode.ts";
+export {
+  connectForeign,
+  ForeignEnvironment,
+  type ForeignServer,
+  type ForeignTarget,
+  foreignWorld,
+  isOwnServer,
+  probeForeign,
+  REWARD_JUDGED,
+} from "./foreign-openenv.ts";
 export { type GroupDoc, type GroupMemberDoc, GroupRegistry } from "./groups.ts";
 export { createHttpApp, type HttpAppDeps } from "./http-app.ts";
 export {
