@@ -21,7 +21,10 @@ export function registerCurriculum(program: Command, gymSource: GymSource): void
     { agents: "one", world: "world of the dynamic split (repeatable; default device-support@1)" },
   )
     .option("--episodes <n>", "episodes in all (a resume runs what is left)", intOption("--episodes"))
-    .option("--strategy <name>", "uniform | target-band | learnability (default) | plr | learning-progress")
+    .option(
+      "--strategy <name>",
+      "uniform | target-band | learnability (default) | learnability-recovery | plr | learning-progress",
+    )
     .option("--seed <n>", "the run's seed (sampler and episode seeds)", intOption("--seed"))
     .option(
       "--eval-every <n>",

@@ -141,7 +141,7 @@ export function registerServe(program: Command, gymSource: GymSource): void {
     )
     .option(
       "--strategy <name>",
-      "the curriculum's strategy: uniform | target-band | learnability (default) | plr | learning-progress",
+      "the curriculum's strategy: uniform | target-band | learnability (default) | learnability-recovery | plr | learning-progress",
     )
     .option(
       "--curriculum-id <id>",
