@@ -33,6 +33,10 @@ export async function connectAnyRemote(
     const remote = await connectRemote(url, opts);
     return { ...remote, foreign: false };
   }
+  if (typeof metadata.world === "string" && Array.isArray(metadata.tools))
+    process.stderr.write(
+      `proving: ${url} serves ${metadata.world}, which this gym does not know: played as a foreign OpenEnv server (reward-judged); give its gym (--gym) to judge it by its verifier\n`,
+    );
   const foreign = await connectForeign(url, opts);
   if (!gym.registry.hasWorld(foreign.world.id)) gym.registry.registerWorld(foreign.world);
   return {
