@@ -48,19 +48,25 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
     { schemaVersion: 1, plugins: [PLUGIN], worlds: ["spin@1"] },
     { cwd: process.cwd() },
   );
-  const config = (id: string) =>
+  const config = (id: string, n = trials) =>
     parseExperiment({
       id,
       worlds: ["spin@1"],
       agents: ["diligent", "lazy"],
       difficulties: [1, 2, 3],
-      trials,
+      trials: n,
       params: { ms },
     });
+  // a quick run warms up on one trial per cell (modules loaded, processes forked), not a full run
+  const warmTrials = opts.quick ? 1 : trials;
   try {
     // baseline: the in-process runner, one trial at a time, recording into Postgres (warmed like the workers)
     const baseStore = await openStore(await cluster.freshStore());
-    await runExperiment(config("warm-local"), { ...gym.runOptions(), store: baseStore, concurrency: 1 });
+    await runExperiment(config("warm-local", warmTrials), {
+      ...gym.runOptions(),
+      store: baseStore,
+      concurrency: 1,
+    });
     const started = performance.now();
     const local = await runExperiment(config("local"), {
       ...gym.runOptions(),
@@ -81,7 +87,12 @@ export async function benchQueue(opts: BenchOptions = {}): Promise<BenchReport> 
       workers.push(...set);
       const store = await openStore(url);
       // warm up: every worker's trial process started (forked, modules loaded)
-      await runQueuedExperiment(config("warm"), { ...onQueue(gym), store, queueUrl: queue, pollMs: 50 });
+      await runQueuedExperiment(config("warm", warmTrials), {
+        ...onQueue(gym),
+        store,
+        queueUrl: queue,
+        pollMs: 50,
+      });
       const begin = performance.now();
       const r = await runQueuedExperiment(config(`w${count}`), {
         ...onQueue(gym),
