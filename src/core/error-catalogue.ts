@@ -153,6 +153,11 @@ export const ERROR_CATALOGUE = {
   },
   missing_api_key: { fault: "config", meaning: "the environment variable holding an LLM API key is not set" },
   missing_world: { fault: "config", meaning: "`serve` was given neither `--world` nor `--variant`" },
+  optional_dependency_missing: {
+    fault: "config",
+    meaning:
+      "a feature needs an optional dependency that is not installed (`npm install --omit=optional`); the message names the package",
+  },
   no_experiments: { fault: "config", meaning: "the store holds no experiment yet" },
   no_store: { fault: "config", meaning: "there is no store file at the given path" },
   not_comparable: {
