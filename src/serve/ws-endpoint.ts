@@ -181,7 +181,10 @@ export function attachWebSocket(http: Server, deps: WsEndpointDeps): WsEndpoint 
       scope.closeAll("connection closed");
     });
     const flow = new WsFlow(ws, flowLimits, flowStats);
-    if (mcp) return onMcpConnection(ws, viewer, session, flow);
+    if (mcp) {
+      onMcpConnection(ws, viewer, session, flow);
+      return;
+    }
     // Per connection, not per message: the reply handlers and the operation's closure.
     const onReply = (reply: WsServerMessage | null) => {
       if (reply) flow.reply(JSON.stringify(reply));
