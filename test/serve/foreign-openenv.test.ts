@@ -1,6 +1,6 @@
 /**
  * Servers we did not write: OpenEnv-protocol servers of our own in Python (stdlib only, written from
- * the protocol: test/fixtures/openenv/guess_server.py), a clean one and three with a planted defect,
+ * the protocol: test/serve/fixtures/openenv/guess_server.py), a clean one and three with a planted defect,
  * played by `proving run --remote URL --agent MODULE` and audited by `proving audit URL` through the
  * real CLI. The clean one passes every check it can; each planted one fails the check that must catch it.
  */
@@ -12,8 +12,8 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
 
-const SERVER = path.join(REPO_ROOT, "test/fixtures/openenv/guess_server.py");
-const AGENT = path.join(REPO_ROOT, "test/fixtures/openenv/bisect-agent.mjs");
+const SERVER = path.join(REPO_ROOT, "test/serve/fixtures/openenv/guess_server.py");
+const AGENT = path.join(REPO_ROOT, "test/serve/fixtures/openenv/bisect-agent.mjs");
 
 function hasPython(): boolean {
   try {
