@@ -242,7 +242,12 @@ export class ServedRun {
 
   #record(record: Promise<TrialRecord>, sourced?: SourcedTask): void {
     const work = record
-      .then(async (r) => ((await this.#recorder.record(r)) ? r : undefined))
+      .then(async (r) => {
+        if (!(await this.#recorder.record(r))) return undefined;
+        // a curriculum learns only from what is in the store: its episode names a written trial
+        if (sourced) await this.#recorder.flush();
+        return r;
+      })
       .then(
         (recorded) => {
           if (recorded) this.#recorded++;

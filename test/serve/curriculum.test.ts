@@ -384,7 +384,7 @@ describe("proving serve with a curriculum (issue 26)", () => {
       );
       for (const e of stored.episodes) {
         const trial = await second.store.getTrial(e.trial);
-        assert.ok(trial, `trial ${e.trial} is stored`);
+        assert.ok(trial, `trial ${e.trial} (episode ${e.index}) is stored`);
         assert.equal(trial?.outcome, e.outcome);
         assert.equal(trial?.spec.family, e.family);
         assert.equal(trial?.spec.seed, e.seed);
