@@ -279,6 +279,8 @@ class AgentProcess {
     } catch {
       this.#child.kill("SIGKILL");
     }
+    // now, not on "close": a CLI that stops its agents exits before that event comes
+    this.#dir.remove();
   }
 }
 
