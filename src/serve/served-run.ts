@@ -139,13 +139,7 @@ export class ServedRun {
     if (this.#closing || this.#recorder.lost) return undefined;
     const spec = this.#newSpec(choice, servedAgent(via));
     const target = this.#target;
-    try {
-      await this.#plan(spec);
-    } catch (err) {
-      this.#onError(coded(err));
-      return undefined;
-    }
-    this.#planned++;
+    if (!(await this.#admit(spec))) return undefined;
     return new ServedTrial(spec, target.world, start, (record) => this.#record(record, sourced));
   }
 
@@ -169,13 +163,7 @@ export class ServedRun {
       config: { forked_from: { ...forkedFrom, trial_id: from.id } },
     };
     const spec = this.#newSpec(from, agent);
-    try {
-      await this.#plan(spec);
-    } catch (err) {
-      this.#onError(coded(err));
-      return undefined;
-    }
-    this.#planned++;
+    if (!(await this.#admit(spec))) return undefined;
     return parent.fork(spec, env, (record) => this.#record(record));
   }
 
@@ -211,6 +199,18 @@ export class ServedRun {
       agent,
       budget: { maxSteps: this.#maxSteps },
     };
+  }
+
+  /** Plans `spec` and counts it; false (the failure reported) when the plan cannot be written. */
+  async #admit(spec: TrialSpec): Promise<boolean> {
+    try {
+      await this.#plan(spec);
+    } catch (err) {
+      this.#onError(coded(err));
+      return false;
+    }
+    this.#planned++;
+    return true;
   }
 
   /**
