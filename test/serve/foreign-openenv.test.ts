@@ -5,50 +5,21 @@
  * real CLI. The clean one passes every check it can; each planted one fails the check that must catch it.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
+import { GUESS_SERVER, skipWithoutPython as skip, startOpenEnvServer } from "./openenv-fixture.ts";
 
-const SERVER = path.join(REPO_ROOT, "test/serve/fixtures/openenv/guess_server.py");
 const AGENT = path.join(REPO_ROOT, "test/serve/fixtures/openenv/bisect-agent.mjs");
-
-function hasPython(): boolean {
-  try {
-    execFileSync("python3", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const skip = !hasPython() && process.env.CI !== "true" ? "python3 is not installed" : false;
 
 const started: ChildProcess[] = [];
 
-/** Starts the guess server with a defect on a free loopback port (it binds port 0 and prints its URL). */
-async function startServer(defect: string, ...more: string[]): Promise<string> {
-  const child = spawn("python3", [SERVER, "--port", "0", "--defect", defect, ...more], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  started.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`the ${defect} server did not start: ${out}`)), 30_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the ${defect} server exited (${code}): ${out}`));
-    });
-  });
+/** Starts the guess server with a defect on a free loopback port. */
+function startServer(defect: string, ...more: string[]): Promise<string> {
+  return startOpenEnvServer(started, GUESS_SERVER, ["--defect", defect, ...more]);
 }
 
 interface Finding {

@@ -1,0 +1,49 @@
+/**
+ * The OpenEnv-protocol test servers of test/serve/fixtures/openenv (stdlib Python): whether they can
+ * run here, and starting one on a free loopback port.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import path from "node:path";
+import { REPO_ROOT } from "../support/cli.ts";
+
+/** The guess server (`--defect none|leak|shortcut|reset`, `--typed`, `--no-mcp-route`, `--max-sessions N`). */
+export const GUESS_SERVER = path.join(REPO_ROOT, "test/serve/fixtures/openenv/guess_server.py");
+
+function hasPython(): boolean {
+  try {
+    execFileSync("python3", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A `describe`/`test` skip: the reason when python3 is missing (never on CI, where it must be there). */
+export const skipWithoutPython: string | false =
+  !hasPython() && process.env.CI !== "true" ? "python3 is not installed" : false;
+
+/**
+ * Starts a fixture server on a free loopback port (it binds port 0 and prints `listening on URL`);
+ * resolves its URL. The child joins `started`, for the caller to kill.
+ */
+export function startOpenEnvServer(started: ChildProcess[], script: string, args: string[]): Promise<string> {
+  const child = spawn("python3", [script, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  started.push(child);
+  const what = `${path.basename(script)} ${args.join(" ")}`;
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${out}`)), 30_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${code}): ${out}`));
+    });
+  });
+}
