@@ -3,7 +3,9 @@
  * figures with ratios and targets. They are read loosely: a field that is missing or renamed leaves
  * its figure out rather than failing the run.
  */
+import os from "node:os";
 import type { BenchOptions, BenchReport, Figure } from "./figures.ts";
+import { median } from "./measure.ts";
 
 type Mod = Record<string, unknown>;
 type Fn = (opts: Record<string, unknown>) => Promise<unknown>;
@@ -21,7 +23,7 @@ export async function adaptWsServer(mod: Mod, opts: BenchOptions): Promise<Bench
   const fn = pick(mod, "benchWsServer", "default");
   if (!fn) return undefined;
   const t0 = performance.now();
-  const r = obj(await fn(opts.quick ? { steps: 1000, clients: 100, stepsPerClient: 30 } : {}));
+  const r = obj(await fn(opts.quick ? { steps: 1000, clients: 100, stepsPerClient: 30, rounds: 9 } : {}));
   const base = obj(r.baseline);
   const one = obj(r.oneClient);
   const many = obj(r.manyClients);
@@ -49,7 +51,9 @@ export async function adaptWsServer(mod: Mod, opts: BenchOptions): Promise<Bench
       ...(baseline ? { baseline, ratio: v / baseline.value } : {}),
     });
   }
-  // The issue's target: proving serve at ≥ 0.6× the bare echo server, with the same client.
+  // The issue's target: proving serve at ≥ 0.6× the bare echo server, with the same client, by the
+  // median of the per-round ratios (each serve round against the echo round beside it).
+  const loads: number[] = [];
   for (const [key, idPart, setup] of [
     ["vsEchoProcesses", "_processes", "each server in its own process"],
     ["vsEcho", "", "servers and client in one process"],
@@ -58,6 +62,7 @@ export async function adaptWsServer(mod: Mod, opts: BenchOptions): Promise<Bench
     const echoRate = num(obj(c.echo).stepsPerSecond);
     const serveRate = num(obj(c.serve).stepsPerSecond);
     if (echoRate === undefined || serveRate === undefined) continue;
+    if (Array.isArray(c.loads)) for (const l of c.loads) if (num(l) !== undefined) loads.push(l as number);
     figures.push({
       id: `ws_echo_limit${idPart}_steps_per_s`,
       label: `bare ws echo server, raw ping-pong client (the limit; ${setup})`,
@@ -69,29 +74,38 @@ export async function adaptWsServer(mod: Mod, opts: BenchOptions): Promise<Bench
       label: `proving serve, the same raw ping-pong client (${setup})`,
       value: serveRate,
       unit: "steps/s",
-      baseline: { label: "bare ws echo", value: echoRate },
+      baseline: { label: "bare ws echo (ratio of medians)", value: echoRate },
       ratio: serveRate / echoRate,
-      target: { text: "≥ 0.6× echo", met: serveRate / echoRate >= 0.6 },
     });
     const roundRatios = Array.isArray(c.roundRatios) ? c.roundRatios.map(num) : [];
     if (roundRatios.length && roundRatios.every((x) => x !== undefined)) {
       const xs = roundRatios as number[];
+      const m = median(xs);
       figures.push({
         id: `ws_serve_vs_echo${idPart}_round_ratio`,
-        label: `proving serve ÷ echo, single rounds (${setup}; median ratio, min–max)`,
-        value: [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)],
+        label: `proving serve ÷ echo, median of ${xs.length} per-round ratios (${setup}; min–max)`,
+        value: m,
         unit: "×",
         spread: [Math.min(...xs), Math.max(...xs)],
+        target: { text: "≥ 0.6× echo", met: m >= 0.6 },
       });
     }
   }
+  if (loads.length)
+    figures.push({
+      id: "ws_load_average",
+      label: `load average (1 min) during the echo comparison: median (min–max ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}, ${os.availableParallelism()} cores)`,
+      value: median(loads),
+      unit: "",
+      spread: [Math.min(...loads), Math.max(...loads)],
+    });
   return {
     name: "ws-server",
     title: "WebSocket server (/ws) steps/s, one client and many, against in-process stepping",
     figures,
     notes: [
       "From bench/ws-server.ts (loopback, wall-clock); ratios against the in-process baseline of the same run.",
-      "Against the bare ws echo server: the same raw ping-pong client and step message, alternating rounds, medians; once with each server in its own process (proving serve started by its CLI) and once with everything in this process.",
+      "Against the bare ws echo server: the same raw ping-pong client and step message, alternating rounds; the target is held on the median of the per-round ratios (each serve round ÷ the echo round beside it), the ratio of the medians is shown beside it; once with each server in its own process (proving serve started by its CLI) and once with everything in this process.",
     ],
     seconds: (performance.now() - t0) / 1000,
   };

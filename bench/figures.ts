@@ -70,6 +70,7 @@ export function atMost(value: number, n: number, unit: string): Target {
 export function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   const abs = Math.abs(n);
+  if (Number.isInteger(n) && abs < 1000) return String(n);
   if (abs >= 1000) return Math.round(n).toLocaleString("en-US");
   if (abs >= 100) return n.toFixed(0);
   if (abs >= 10) return n.toFixed(1);

@@ -33,6 +33,7 @@ export const BENCHMARKS: Entry[] = [
   { name: "queue", file: "./queue.ts", exportName: "benchQueue" },
   { name: "curriculum", file: "./curriculum.ts", exportName: "benchCurriculum" },
   { name: "ws-server", file: "./ws-server.ts", optional: true, adapt: adaptWsServer },
+  { name: "ws-sessions", file: "./ws-sessions.ts", exportName: "benchWsSessions" },
   { name: "batched-steps", file: "./batched-steps.ts", exportName: "benchBatchedSteps" },
   { name: "llm-overhead", file: "./llm-overhead.ts", optional: true, adapt: adaptLlmOverhead },
 ];
