@@ -255,7 +255,7 @@ export class Episode {
     try {
       env = this.target.create();
     } catch (err) {
-      this.env = undefined;
+      this.setEnv(undefined);
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
     }
     // refused before anything is reset
@@ -264,7 +264,8 @@ export class Episode {
       observation = await env.reset({ task, seed, episodeId });
       stateHash = env.capabilities.inspection?.stateHash() ?? "";
     } catch (err) {
-      this.env = undefined;
+      this.setEnv(undefined);
+      this.target.release?.(env);
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
     }
     this.trial = undefined;
@@ -279,7 +280,7 @@ export class Episode {
     }
     if (drawn && !this.trial) drawn.abandoned("not recorded");
     this.sourced = this.trial ? drawn : undefined;
-    this.env = env;
+    this.setEnv(env);
     this.task = task;
     this.episodeId = episodeId;
     this.seed = seed;
@@ -528,7 +529,7 @@ export class Episode {
     const forkedFrom = { episode_id: parentId, step_count: parent.stats.steps };
     const parentTrial = parent.trial;
     this.trial = this.run && parentTrial ? await this.run.fork(parentTrial, env, forkedFrom, via) : undefined;
-    this.env = env;
+    this.setEnv(env);
     this.task = task;
     this.episodeId = episodeId;
     this.seed = parent.seed;
@@ -562,11 +563,18 @@ export class Episode {
     return { observation, reward: null, done: false, metadata };
   }
 
+  /** The session's environment from now on; the one it replaces is released to the target. */
+  private setEnv(env: Environment | undefined): void {
+    const old = this.env;
+    this.env = env;
+    if (old && old !== env) this.target.release?.(old);
+  }
+
   /** Drops the environment; later operations fail with SESSION_ERROR. */
   dispose(reason: string): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.env = undefined;
+    this.setEnv(undefined);
     // an episode that had not ended is abandoned: its planned trial stays `missing`
     this.trial = undefined;
     this.abandonSourced(reason);

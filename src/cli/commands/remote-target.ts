@@ -1,13 +1,19 @@
 /**
- * What `--remote URL` and `proving audit URL` play: one of our own servers (its `/metadata` names a
- * world this gym knows) or a foreign OpenEnv server (anything else), whose world is registered in
- * this gym's registry for the run (`foreignWorld`: one family, a task per seed, reward-judged).
+ * What `--remote URL` (of `run` and `serve`) and `proving audit URL` play: one of our own servers
+ * (its `/metadata` names a world this gym knows) or a foreign OpenEnv server (anything else), whose
+ * world is registered in this gym's registry for the run (`foreignWorld`: one family, a task per
+ * seed, reward-judged).
  * The client (and ws) load only when a URL is given.
  */
+import type { Environment } from "../../core/contracts.ts";
 import type { EnvironmentFactory } from "../../core/environment-factory.ts";
+import { configError } from "../../core/errors.ts";
+import type { JsonValue } from "../../core/json.ts";
 import type { Gym } from "../../gym/gym.ts";
 import type { ClientOptions } from "../../serve/client.ts";
 import type { RemoteLimits } from "../../serve/remote-environment.ts";
+import type { ServeTarget } from "../../serve/target.ts";
+import { readOneVariant } from "../variant-flag.ts";
 
 export interface AnyRemoteTarget {
   url: string;
@@ -18,6 +24,8 @@ export interface AnyRemoteTarget {
   limits: RemoteLimits | undefined;
   environment: EnvironmentFactory;
   close(): Promise<void>;
+  /** Closes the connection of one environment the world made (a foreign server's; layers wrapping one too). */
+  release?(env: Environment): void;
 }
 
 export async function connectAnyRemote(
@@ -46,5 +54,46 @@ export async function connectAnyRemote(
     limits: undefined,
     environment: foreign.environment,
     close: foreign.close,
+    release: foreign.release,
   };
+}
+
+/**
+ * What `proving serve --remote URL` serves: the foreign server's world (registered by
+ * `connectAnyRemote`), bare or wrapped in the layers of `--variant` (its `world` the foreign world's
+ * id or name, or left out); a session's connection to the server closes when the session drops it.
+ */
+export function remoteServeTarget(
+  gym: Gym,
+  remote: AnyRemoteTarget,
+  flags: { world?: string; variant?: string },
+): ServeTarget {
+  if (!remote.foreign)
+    throw configError(
+      "bad_flag",
+      `--remote ${remote.url} is a proving serve of ${remote.world}, a world this gym knows: serve it with --world ${remote.world} (serve --remote is for servers we did not write)`,
+    );
+  if (flags.world !== undefined && gym.registry.world(flags.world).id !== remote.world)
+    throw configError("remote_world_mismatch", `--remote serves ${remote.world}, not ${flags.world}`);
+  const variant =
+    flags.variant !== undefined
+      ? onRemoteWorld(readOneVariant(flags.variant, gym), remote.world, gym)
+      : undefined;
+  const target = gym.target(remote.world, variant);
+  return remote.release ? { ...target, release: remote.release } : target;
+}
+
+/** A variant on the remote's world: a variant without `world` gets it; one on another world is refused. */
+function onRemoteWorld(variant: JsonValue, world: string, gym: Gym): JsonValue {
+  const object =
+    typeof variant === "object" && variant !== null && !Array.isArray(variant) ? variant : undefined;
+  if (object && object.world === undefined) return { ...object, world };
+  const base = typeof variant === "string" ? variant : object?.world;
+  if (typeof base !== "string") return variant; // the harness says what is wrong with it
+  if ((gym.registry.hasWorld(base) ? gym.registry.world(base).id : base) !== world)
+    throw configError(
+      "remote_world_mismatch",
+      `--variant is built on ${base}, but --remote serves ${world}: name ${world} as the variant's world, or leave world out`,
+    );
+  return variant;
 }

@@ -15,10 +15,13 @@ import type { Store } from "../../store/store.ts";
 import { collect, collectInt, intOption, storePath, withStore } from "../context.ts";
 import type { GymSource } from "../gym-source.ts";
 import { readOneVariant } from "../variant-flag.ts";
+import { connectAnyRemote, remoteServeTarget } from "./remote-target.ts";
 
 export interface ServeFlags {
   world?: string;
   variant?: string;
+  /** A foreign OpenEnv server's URL: its world is served (wrapped by `variant` when given). */
+  remote?: string;
   port: number;
   host: string;
   token?: string;
@@ -70,6 +73,10 @@ export function registerServe(program: Command, gymSource: GymSource): void {
     .description("serve a world over an OpenEnv-compatible HTTP + WebSocket API (/reset, /step, /state, /ws)")
     .option("--world <id>", "world id, e.g. device-support@1")
     .option("--variant <file|json>", "harnessed variant {world, layers} (a JSON/YAML file or inline JSON)")
+    .option(
+      "--remote <url>",
+      "serve an OpenEnv server we did not write (reward-judged), bare or wrapped by --variant (its world: the server's, or left out); token: $PROVING_REMOTE_TOKEN",
+    )
     .option("--port <n>", "port (0: any free port)", intOption("--port"), DEFAULT_PORT)
     .option("--host <addr>", "address to bind (non-loopback exposes the server to the network)", "127.0.0.1")
     .option("--token <token>", "require `Authorization: Bearer <token>` (or set PROVING_SERVE_TOKEN)")
@@ -150,48 +157,66 @@ export function registerServe(program: Command, gymSource: GymSource): void {
     .option("--json", "print the address as one JSON line on stdout")
     .action(async (flags: ServeFlags) => {
       const gym = await gymSource();
-      const target = serveTargetFromFlags(gym, flags);
-      for (const family of flags.family ?? []) {
-        if (!target.world.families.some((f) => f.name === family)) {
-          throw configError("unknown_family", `unknown family "${family}" for ${target.world.id}`);
-        }
-      }
-      if (flags.maxJsonDepth < 2 || flags.maxStringLength < 256) {
-        throw configError(
-          "bad_flag",
-          "--max-json-depth must be at least 2 and --max-string-length at least 256",
+      checkServeFlags(flags);
+      // a foreign server's world joins this gym's registry; its sessions close when serve stops
+      const remote = flags.remote
+        ? await connectAnyRemote(flags.remote, process.env.PROVING_REMOTE_TOKEN, gym)
+        : undefined;
+      try {
+        await serveTarget(
+          gym,
+          remote ? remoteServeTarget(gym, remote, flags) : serveTargetFromFlags(gym, flags),
+          flags,
         );
+      } finally {
+        await remote?.close();
       }
-      if (flags.maxSessions < 1) throw configError("bad_flag", "--max-sessions must be at least 1");
-      if (flags.idleTimeoutS < 0 || flags.heartbeatS < 0 || flags.maxSteps < 1 || flags.maxBodyBytes < 1024) {
-        throw configError(
-          "bad_flag",
-          "--idle-timeout-s and --heartbeat-s ≥ 0, --max-steps ≥ 1, --max-body-bytes ≥ 1024",
-        );
-      }
-      if ((flags.httpIdleTimeoutS ?? 0) < 0 || flags.evictAfterS < 0) {
-        throw configError("bad_flag", "--http-idle-timeout-s and --evict-after-s ≥ 0");
-      }
-      if (flags.experiment !== undefined && flags.store === undefined) {
-        throw configError("bad_flag", "--experiment names the recorded experiment: give --store too");
-      }
-      if (flags.curriculum === undefined && (flags.strategy ?? flags.curriculumId) !== undefined) {
-        throw configError("bad_flag", "--strategy and --curriculum-id go with --curriculum");
-      }
-      if (flags.curriculum !== undefined && flags.store === undefined) {
-        throw configError("bad_flag", "--curriculum learns from recorded episodes: give --store too");
-      }
-      if (flags.store === undefined) return serveUntilSignal(target, flags);
-      const where = storePath(flags.store);
-      const { curriculum } = flags;
-      await withStore(flags.store, "write", async (store) => {
-        if (curriculum === undefined) return serveUntilSignal(target, flags, { store, where });
-        const { withServedCurriculum } = await import("./serve-curriculum.ts");
-        await withServedCurriculum(gym, target, where, { ...flags, curriculum }, (served) =>
-          serveUntilSignal(target, flags, { store, where, curriculum: served }),
-        );
-      });
     });
+}
+
+/** The flag checks that need no target. */
+function checkServeFlags(flags: ServeFlags): void {
+  if (flags.maxJsonDepth < 2 || flags.maxStringLength < 256) {
+    throw configError("bad_flag", "--max-json-depth must be at least 2 and --max-string-length at least 256");
+  }
+  if (flags.maxSessions < 1) throw configError("bad_flag", "--max-sessions must be at least 1");
+  if (flags.idleTimeoutS < 0 || flags.heartbeatS < 0 || flags.maxSteps < 1 || flags.maxBodyBytes < 1024) {
+    throw configError(
+      "bad_flag",
+      "--idle-timeout-s and --heartbeat-s ≥ 0, --max-steps ≥ 1, --max-body-bytes ≥ 1024",
+    );
+  }
+  if ((flags.httpIdleTimeoutS ?? 0) < 0 || flags.evictAfterS < 0) {
+    throw configError("bad_flag", "--http-idle-timeout-s and --evict-after-s ≥ 0");
+  }
+  if (flags.experiment !== undefined && flags.store === undefined) {
+    throw configError("bad_flag", "--experiment names the recorded experiment: give --store too");
+  }
+  if (flags.curriculum === undefined && (flags.strategy ?? flags.curriculumId) !== undefined) {
+    throw configError("bad_flag", "--strategy and --curriculum-id go with --curriculum");
+  }
+  if (flags.curriculum !== undefined && flags.store === undefined) {
+    throw configError("bad_flag", "--curriculum learns from recorded episodes: give --store too");
+  }
+}
+
+/** Serves `target` until a signal, recording into `--store` (and learning a curriculum) when asked. */
+async function serveTarget(gym: Gym, target: ServeTarget, flags: ServeFlags): Promise<void> {
+  for (const family of flags.family ?? []) {
+    if (!target.world.families.some((f) => f.name === family)) {
+      throw configError("unknown_family", `unknown family "${family}" for ${target.world.id}`);
+    }
+  }
+  if (flags.store === undefined) return serveUntilSignal(target, flags);
+  const where = storePath(flags.store);
+  const { curriculum } = flags;
+  await withStore(flags.store, "write", async (store) => {
+    if (curriculum === undefined) return serveUntilSignal(target, flags, { store, where });
+    const { withServedCurriculum } = await import("./serve-curriculum.ts");
+    await withServedCurriculum(gym, target, where, { ...flags, curriculum }, (served) =>
+      serveUntilSignal(target, flags, { store, where, curriculum: served }),
+    );
+  });
 }
 
 /** Starts the server (recording into `record.store` when given), waits for SIGINT/SIGTERM, stops it. */
@@ -242,13 +267,14 @@ async function serveUntilSignal(
         ws_url: wsUrl,
         environment: target.id,
         world: target.world.id,
+        ...(flags.remote !== undefined ? { remote: flags.remote } : {}),
         ...(server.experimentId !== undefined ? { experiment: server.experimentId } : {}),
         ...(curriculum ? { curriculum: curriculum.id } : {}),
       })}\n`,
     );
   }
   process.stderr.write(
-    `proving serve: ${target.id} on ${server.url} (WebSocket ${wsUrl}); ` +
+    `proving serve: ${target.id}${flags.remote !== undefined ? ` (the server at ${flags.remote})` : ""} on ${server.url} (WebSocket ${wsUrl}); ` +
       `≤${server.sessions.maxSessions} sessions, idle ${flags.idleTimeoutS} s` +
       `${token ? ", bearer token required" : ""}${operatorToken ? ", operator token set" : ""}. Ctrl-C stops.\n`,
   );
