@@ -73,7 +73,7 @@ export function sortKeys(keys: string[]): void {
 
 /** Characters JSON.stringify escapes in a string: quote, backslash, controls, (lone) surrogates. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+export const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A string as JSON (JSON.stringify's escaping), without calling it when nothing needs escaping. */
 export function quote(s: string): string {
