@@ -181,7 +181,7 @@ describe("proving serve --remote: a foreign OpenEnv server, served and harnessed
     }
   });
 
-  test("without --variant: the foreign world, bare, over HTTP", async () => {
+  test("without --variant: the foreign world, bare, over HTTP and MCP", async () => {
     const foreign = await startOpenEnvServer(started, GUESS_SERVER, ["--defect", "none"]);
     const { child, url, line } = await serve(["--remote", foreign]);
     try {
@@ -197,6 +197,21 @@ describe("proving serve --remote: a foreign OpenEnv server, served and harnessed
         "reward-judged",
       );
       assert.equal((last.metadata.verdict as { passed: boolean }).passed, true);
+      // an MCP client: a tool call on an HTTP episode reaches the foreign server
+      const mcp = await http.reset({ seed: 4 });
+      const call = await fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "mcp-session-id": String(mcp.metadata.episode_id) },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "guess", arguments: { n: 1 } },
+        }),
+      });
+      const reply = (await call.json()) as { result: { isError: boolean; content: { text: string }[] } };
+      assert.equal(reply.result.isError, false, JSON.stringify(reply));
+      assert.match(reply.result.content[0]?.text ?? "", /higher|correct/);
     } finally {
       await stop(child);
     }
