@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import type { Task } from "../src/core/contracts.ts";
+import type { StepRecord, Task } from "../src/core/contracts.ts";
 import { EffectLog } from "../src/core/effect-log.ts";
 import { Rng } from "../src/core/rng.ts";
 import { runTrial } from "../src/runner/trial.ts";
@@ -77,6 +78,24 @@ export async function fullEpisode(steps: number, index = 0): Promise<number> {
   return record.stats.steps;
 }
 
+let trajectory: StepRecord[] | undefined;
+
+/**
+ * The least any hashed trajectory costs: each step of a recorded episode as plain `JSON.stringify`
+ * (no key sorting, so less than canonical JSON) through sha256. With `world.step`, a floor under the
+ * full path that no runner recording a hash of every step can go below.
+ */
+export async function hashFloorEpisode(steps: number): Promise<number> {
+  trajectory ??= (await runTrial(benchSpec(0, steps + 1), { world: WORLD, agent: mixAgent({ steps }) }))
+    .steps;
+  const hash = createHash("sha256");
+  for (const s of trajectory) {
+    hash.update(JSON.stringify([s.action, s.observation, s.reward, s.t, s.terminated, s.truncated]));
+  }
+  hash.digest();
+  return trajectory.length;
+}
+
 export const FULL_PATH_TARGET = 200_000;
 /** The full path may cost at most this many times `world.step` per step (issue 28). */
 export const FULL_OVER_WORLD_TARGET = 3;
@@ -96,6 +115,7 @@ const bench = () => {
 export const workBare = () => bareEpisode(bench().task, bench().ids, STEPS);
 export const workWorld = () => worldEpisode(bench().task, bench().ids, STEPS);
 export const workFull = () => fullEpisode(STEPS);
+export const workHashFloor = () => hashFloorEpisode(STEPS);
 
 export async function benchWorldSteps(opts: BenchOptions = {}): Promise<BenchReport> {
   const t0 = performance.now();
@@ -104,7 +124,7 @@ export async function benchWorldSteps(opts: BenchOptions = {}): Promise<BenchRep
   // shared code (tool handlers, hashing) polymorphic and slow the full path down
   const rates = await isolated(
     fileURLToPath(import.meta.url),
-    { bare: "workBare", world: "workWorld", full: "workFull" },
+    { bare: "workBare", world: "workWorld", full: "workFull", hash: "workHashFloor" },
     {
       rounds: opts.quick ? 3 : 7,
       minMs: opts.quick ? 200 : 400,
@@ -171,6 +191,18 @@ export async function benchWorldSteps(opts: BenchOptions = {}): Promise<BenchRep
       target: atMost(overWorld, FULL_OVER_WORLD_TARGET, "×"),
     },
     {
+      id: "hash_floor_over_world",
+      label: "hash floor (JSON.stringify + sha256 of each step) ÷ world.step",
+      value: medianRatio(rates.world.cpu, rates.hash.cpu),
+      unit: "×",
+    },
+    {
+      id: "least_full_over_world",
+      label: "least full ÷ world.step a hashed trajectory allows (1 + the above)",
+      value: 1 + medianRatio(rates.world.cpu, rates.hash.cpu),
+      unit: "×",
+    },
+    {
       id: "world_over_bare",
       label: "world.step cost per step ÷ bare",
       value: medianRatio(rates.bare.cpu, rates.world.cpu),
@@ -183,7 +215,7 @@ export async function benchWorldSteps(opts: BenchOptions = {}): Promise<BenchRep
     figures,
     notes: [
       `${steps} tool calls per episode (get_case, check_warranty, get_approval, create_replacement replayed by key, find_replacements, wait), then close_case; device-support approved-replacement d1.`,
-      "bare = tool handlers on a start state, no validation/trace/agent; world = DeviceSupportWorld reset+step+verdict; full = runTrial with a scripted agent (clean-start check, wall-clock deadline, step records, trajectory hash, after-episode check).",
+      "bare = tool handlers on a start state, no validation/trace/agent; world = DeviceSupportWorld reset+step+verdict; full = runTrial with a scripted agent (clean-start check, wall-clock deadline, step records, trajectory hash, after-episode check); hash floor = each recorded step as plain JSON.stringify through sha256, the least a hash of every step costs.",
       "Each variant of each round runs in a fresh process (one event loop, one core), warmed up, then measured: rates per CPU-second of that process (wall-clock rate in brackets); median of interleaved rounds; ratios are medians of per-round ratios.",
     ],
     seconds: (performance.now() - t0) / 1000,
