@@ -44,6 +44,7 @@ export const AUDIT_CHECKS = [
   "hidden-unreachable",
   "simulator-audit",
   "session-isolation",
+  "reward-reachability",
 ] as const;
 export type AuditCheckId = (typeof AUDIT_CHECKS)[number];
 
@@ -108,6 +109,8 @@ const TITLES: Record<AuditCheckId, string> = {
   "simulator-audit":
     "the simulated customers neither leak, capitulate nor contradict themselves, and never-asking fails",
   "session-isolation": "two concurrent episodes do not touch each other (a remote server we did not write)",
+  "reward-reachability":
+    "no file the tools can read gives away the answer or the grader (a remote server with a filesystem or shell tool)",
 };
 
 /** What a check of the audit shows (its report line's title). */

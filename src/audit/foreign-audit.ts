@@ -3,9 +3,11 @@
  * `connectForeign`'s world and environment factory): the audit's checks that need no policy of ours
  * run as usual — null and random agents cannot pass, the same seed and actions replay to the same
  * trajectory, reset leaves nothing behind, bad input gets coded answers, hidden state (where the server
- * declares it) never reaches an observation — and one more: two concurrent episodes do not touch each
- * other (`session-isolation`). What needs a known-good policy (that the tasks are solvable, a
- * learning signal) is `not_checkable`: a foreign server ships none.
+ * declares it) never reaches an observation — and two more: two concurrent episodes do not touch each
+ * other (`session-isolation`), and, where its tools reach a filesystem, no file they can read gives
+ * away the answer or the grader (`reward-reachability`, src/audit/reward-reachability.ts). What needs
+ * a known-good policy (that the tasks are solvable, a learning signal) is `not_checkable`: a foreign
+ * server ships none.
  */
 import type { Action, Environment, Observation, StepResult } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
@@ -19,6 +21,8 @@ import {
   auditEnvironment,
   auditTitle,
 } from "./audit.ts";
+import { createEpisode, resetOptions } from "./foreign-episode.ts";
+import { probeRewardReachability } from "./reward-reachability.ts";
 
 /** Steps of each episode in the isolation check. */
 const ISOLATION_STEPS = 8;
@@ -47,6 +51,7 @@ export async function auditForeign(opts: ForeignAuditOptions): Promise<AuditRepo
   const at = findings.findIndex((f) => f.id === "replay-deterministic");
   if (at >= 0 && findings[at]!.status === "not_checkable") findings[at] = played.replay;
   findings.push(played.isolation);
+  findings.push(await probeRewardReachability(opts));
   return { ...report, ok: findings.every((f) => f.status !== "failed"), findings };
 }
 
@@ -64,7 +69,7 @@ async function dispose(opts: ForeignAuditOptions, env: Environment): Promise<voi
 async function playAlone(opts: ForeignAuditOptions, seed: number, actions: Action[]): Promise<Trace> {
   const env = create(opts, seed);
   try {
-    const trace = [traceOf(await env.reset(resetOf(opts.world, seed)))];
+    const trace = [traceOf(await env.reset(resetOptions(opts.world, seed)))];
     for (const a of actions) {
       const r = await env.step(a);
       trace.push(traceOf(r.observation, r));
@@ -76,13 +81,7 @@ async function playAlone(opts: ForeignAuditOptions, seed: number, actions: Actio
   }
 }
 
-const create = (opts: ForeignAuditOptions, seed: number) =>
-  opts.environment({ id: `isolation-${seed}` } as never, opts.world) as Environment;
-
-function resetOf(world: WorldDefinition, seed: number) {
-  const task = world.generateTask({ family: world.families[0]!.name, difficulty: 1, seed });
-  return { task, seed };
-}
+const create = (opts: ForeignAuditOptions, seed: number) => createEpisode(opts, `isolation-${seed}`);
 
 /** `text` around where it first differs from `other` (for the evidence). */
 function near(text: string | undefined, other: string | undefined): string {
@@ -183,8 +182,8 @@ async function playBeside(
   const trace: Trace = [];
   let refused: string | undefined;
   try {
-    let obsA = await a.reset(resetOf(opts.world, seed));
-    let obsB = await b.reset(resetOf(opts.world, seed + 1000));
+    let obsA = await a.reset(resetOptions(opts.world, seed));
+    let obsB = await b.reset(resetOptions(opts.world, seed + 1000));
     trace.push(traceOf(obsA));
     const agentA = await agentFor(opts.world, seed, a);
     const agentB = await agentFor(opts.world, seed + 1000, b);

@@ -11,7 +11,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
-import { GUESS_SERVER, skipWithoutPython as skip, startOpenEnvServer } from "./openenv-fixture.ts";
+import {
+  auditServer as audit,
+  GUESS_SERVER,
+  skipWithoutPython as skip,
+  startOpenEnvServer,
+} from "./openenv-fixture.ts";
 
 const AGENT = path.join(REPO_ROOT, "test/serve/fixtures/openenv/bisect-agent.mjs");
 
@@ -20,19 +25,6 @@ const started: ChildProcess[] = [];
 /** Starts the guess server with a defect on a free loopback port. */
 function startServer(defect: string, ...more: string[]): Promise<string> {
   return startOpenEnvServer(started, GUESS_SERVER, ["--defect", defect, ...more]);
-}
-
-interface Finding {
-  id: string;
-  status: "passed" | "failed" | "not_checkable";
-  evidence: string[];
-}
-
-async function audit(url: string): Promise<{ code: number; findings: Record<string, Finding> }> {
-  const r = await runCli(["audit", url, "--json", "--fuzz", "30"]);
-  const report = parseJson<{ ok: boolean; findings: Finding[] }>(r);
-  assert.equal(r.code, report.ok ? 0 : 1, r.stderr);
-  return { code: r.code, findings: Object.fromEntries(report.findings.map((f) => [f.id, f])) };
 }
 
 describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {

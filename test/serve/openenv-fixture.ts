@@ -1,10 +1,11 @@
 /**
  * The OpenEnv-protocol test servers of test/serve/fixtures/openenv (stdlib Python): whether they can
- * run here, and starting one on a free loopback port.
+ * run here, starting one on a free loopback port, and auditing one with `proving audit URL --json`.
  */
+import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import path from "node:path";
-import { REPO_ROOT } from "../support/cli.ts";
+import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
 
 /** The guess server (`--defect none|leak|shortcut|reset`, `--typed`, `--no-mcp-route`, `--max-sessions N`). */
 export const GUESS_SERVER = path.join(REPO_ROOT, "test/serve/fixtures/openenv/guess_server.py");
@@ -46,4 +47,21 @@ export function startOpenEnvServer(started: ChildProcess[], script: string, args
       reject(new Error(`${what} exited (${code}): ${out}`));
     });
   });
+}
+
+/** One check of `proving audit --json`. */
+export interface AuditFindingJson {
+  id: string;
+  status: "passed" | "failed" | "not_checkable";
+  evidence: string[];
+}
+
+/** `proving audit URL --json --fuzz 30` (the real CLI): its exit code (1 when a check failed) and findings by id. */
+export async function auditServer(
+  url: string,
+): Promise<{ code: number; findings: Record<string, AuditFindingJson> }> {
+  const r = await runCli(["audit", url, "--json", "--fuzz", "30"]);
+  const report = parseJson<{ ok: boolean; findings: AuditFindingJson[] }>(r);
+  assert.equal(r.code, report.ok ? 0 : 1, r.stderr);
+  return { code: r.code, findings: Object.fromEntries(report.findings.map((f) => [f.id, f])) };
 }
