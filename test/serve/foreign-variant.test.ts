@@ -217,6 +217,33 @@ describe("proving serve --remote: a foreign OpenEnv server, served and harnessed
     }
   });
 
+  test("--variant with a Setup: its replayed guess is played on the foreign server before the agent's turn", async () => {
+    const foreign = await startOpenEnvServer(started, GUESS_SERVER, ["--defect", "none"]);
+    const setup = { id: "setup.replay@1", params: { actions: [{ tool: "guess", args: { n: 500_000 } }] } };
+    // the foreign world named without its version
+    const variant = { world: "GuessEnvironment", layers: [setup] };
+    const { child, url } = await serve(["--remote", foreign, "--variant", JSON.stringify(variant)]);
+    try {
+      const ws = await WsEpisodeClient.connect(url);
+      const first = await ws.reset({ seed: 5 });
+      const context = (first.observation as TaskObservation).context as { setup: { args: unknown }[] };
+      assert.deepEqual(
+        context.setup.map((s) => s.args),
+        [{ n: 500_000 }],
+      );
+      const next = resultOf(await ws.step({ tool: "guess", args: { n: 1 } }));
+      assert.ok(next.ok, JSON.stringify(next));
+      assert.equal(
+        (next.observation as { guesses_left: number }).guesses_left,
+        18,
+        "the setup's guess counted",
+      );
+      await ws.close();
+    } finally {
+      await stop(child);
+    }
+  });
+
   test("bad input is a coded error exit: a variant on another world, a server that does not answer", async () => {
     const foreign = await startOpenEnvServer(started, GUESS_SERVER, ["--defect", "none"]);
     const other = await runCli([
