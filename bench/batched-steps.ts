@@ -174,6 +174,60 @@ async function inProcess(rounds: number, steps: number): Promise<number> {
   return median(rates);
 }
 
+/**
+ * The least a batched step costs on the server, in seconds (median of `rounds`): what any server
+ * answering this wire format must do per entry — parse the client's batch text, step the world, and
+ * serialize the reply entry (the same fields as `proving serve`'s) — with nothing else: no sessions,
+ * no queues, no socket. 64 environments on one task, the step of the rounds above.
+ */
+async function floorPerStep(rounds: number, steps: number): Promise<number> {
+  const n = SIZES[0];
+  const task = deviceSupport.generateTask({ family: "denied", difficulty: 1, seed: 0 });
+  const envs = Array.from({ length: n }, () => deviceSupport.create());
+  let first: TaskObservation | undefined;
+  for (const env of envs) first = (await env.reset({ task, seed: 0 })) as TaskObservation;
+  const action = { tool: "get_approval", args: { case_id: String(first?.context.case_id) } };
+  const ids = envs.map((_, i) => `ep-00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
+  const text = JSON.stringify({
+    type: "step_batch",
+    data: { steps: ids.map((episode_id) => ({ episode_id, action })) },
+  });
+  let count = 0;
+  const message = async (): Promise<string> => {
+    const entries = (JSON.parse(text) as { data: { steps: { episode_id: string; action: JsonObject }[] } })
+      .data.steps;
+    count++;
+    const results = await Promise.all(
+      entries.map(async (e, i) => {
+        const r = await envs[i].step({
+          tool: String(e.action.tool),
+          args: e.action.args as JsonObject,
+          callId: `call-${count}`,
+        });
+        const done = r.terminated || r.truncated;
+        const metadata = {
+          episode_id: e.episode_id,
+          step_count: count,
+          now: r.info.now,
+          terminated: r.terminated,
+          truncated: r.truncated,
+        };
+        return { episode_id: e.episode_id, observation: r.observation, reward: r.reward, done, metadata };
+      }),
+    );
+    return JSON.stringify({ type: "step_batch", data: { results } });
+  };
+  const perRound: number[] = [];
+  const messages = Math.max(1, Math.round(steps / n));
+  for (let r = 0; r < rounds + 1; r++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < messages; i++) await message();
+    const c = process.cpuUsage(c0);
+    if (r > 0) perRound.push((c.user + c.system) / 1e6 / (messages * n));
+  }
+  return median(perRound);
+}
+
 export async function benchBatchedSteps(opts: BenchOptions & { rounds?: number } = {}): Promise<BenchReport> {
   const t0 = performance.now();
   const rounds = opts.rounds ?? (opts.quick ? 3 : 5);
@@ -186,15 +240,28 @@ export async function benchBatchedSteps(opts: BenchOptions & { rounds?: number }
       unit: "steps/s",
     },
   ];
+  const floor = await floorPerStep(rounds, stepsPerMode);
+  figures.push({
+    id: "batch_floor_step_us",
+    label: "least server CPU per batched step (parse + env.step + serialize, nothing else)",
+    value: floor * 1e6,
+    unit: "µs",
+  });
   const own = await spawnServe();
   try {
-    figures.push(
-      ...figuresOf(
-        await measure(own.url, rounds, stepsPerMode, opts.log),
-        "proving serve in its own process",
-        "",
-      ),
-    );
+    const rates = await measure(own.url, rounds, stepsPerMode, opts.log);
+    figures.push(...figuresOf(rates, "proving serve in its own process", ""));
+    // a round trip of one step per message (S) is what a batch saves; at best a batch of n costs
+    // S + n × floor, so n·S / (S + n·floor) bounds the ratio whatever the server does
+    const n = SIZES[0];
+    const ceilings = rates.singles.map((rate) => n / rate / (1 / rate + n * floor));
+    figures.push({
+      id: "batch_64_ceiling",
+      label: `  ceiling of ${n} per message ÷ one per message (the server at the least above, the socket free)`,
+      value: median(ceilings),
+      unit: "×",
+      spread: [Math.min(...ceilings), Math.max(...ceilings)],
+    });
   } finally {
     await own.stop();
   }
