@@ -12,7 +12,14 @@ export {
   auditEnvironment,
   formatAudit,
 } from "./audit.ts";
+export {
+  classifyTool,
+  type FilesystemTool,
+  type FilesystemToolKind,
+  findFilesystemTools,
+} from "./filesystem-tools.ts";
 export { auditForeign, type ForeignAuditOptions } from "./foreign-audit.ts";
+export { probeRewardReachability, type RewardReachabilityOptions } from "./reward-reachability.ts";
 export {
   auditCustomerSimulator,
   formatSimulatorAudit,
