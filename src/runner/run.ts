@@ -108,7 +108,17 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
   const ordered = agents.some((a) => a.ordered);
   const concurrency = ordered ? 1 : (opts.concurrency ?? config.concurrency ?? os.availableParallelism());
   const onTrial = opts.onTrial;
-  const result = await executePlan(plan, {
+  /** Tells each agent the run ended; `afterFailure`: every one is told, whatever another's `finish` throws. */
+  const finishAll = async (afterFailure = false): Promise<AgentPolicy[]> => {
+    const policies: AgentPolicy[] = [];
+    for (const a of agents) {
+      const finishing = a.finish?.({ experimentId: plan.experiment.id });
+      const done = afterFailure ? await finishing?.catch(() => undefined) : await finishing;
+      if (done?.policy) policies.push({ agent: a.ref.id, policy: done.policy, saved: done.saved === true });
+    }
+    return policies;
+  };
+  const execution = executePlan(plan, {
     registry: opts.registry,
     agents: new Map(agents.map((a) => [a.ref.id, a])),
     ...(opts.environment ? { environment: opts.environment } : {}),
@@ -121,12 +131,18 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(onTrial ? { onTrial: (record: TrialRecord, progress: Progress) => onTrial(record, progress) } : {}),
   });
-  // the run has ended for its agents: a learner saves its policy (to the store) and names it
-  const policies: AgentPolicy[] = [];
-  for (const a of agents) {
-    const done = await a.finish?.({ experimentId: plan.experiment.id });
-    if (done?.policy) policies.push({ agent: a.ref.id, policy: done.policy, saved: done.saved === true });
+  let result: Awaited<typeof execution>;
+  try {
+    result = await execution;
+  } catch (err) {
+    // the run failed, but it has ended for its agents all the same: each releases what it holds (a
+    // module agent's process and directory) and a learner keeps what it learned; what finishing
+    // throws then is second to the failure
+    await finishAll(true);
+    throw err;
   }
+  // the run has ended for its agents: a learner saves its policy (to the store) and names it
+  const policies = await finishAll();
   return {
     experimentId: plan.experiment.id,
     config: plan.config,

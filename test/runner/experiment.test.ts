@@ -14,7 +14,7 @@ import { parseExperiment } from "../../src/runner/experiment.ts";
 import { expandManifest } from "../../src/runner/manifest.ts";
 import { type ExperimentResult, runExperiment } from "../../src/runner/run.ts";
 import { openStore } from "../../src/store/open-store.ts";
-import { toyRegistry, toyWorld } from "../support/toy-world.ts";
+import { goodToyAgent, toyRegistry, toyWorld } from "../support/toy-world.ts";
 
 let dir: string;
 before(() => {
@@ -224,5 +224,39 @@ describe("runExperiment", () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe("runExperiment that fails", () => {
+  test("every agent is still told the run ended (finish), even when another's finish throws", async () => {
+    const config = parseExperiment({
+      id: "exp-fails",
+      worlds: ["toy@1"],
+      families: ["reach"],
+      trials: 2,
+      agents: ["good"],
+    });
+    const finished: string[] = [];
+    const agent = (id: string, throwsOnFinish: boolean) => ({
+      ref: { id, kind: "test", spec: id },
+      forWorld: () => goodToyAgent,
+      async finish() {
+        finished.push(id);
+        if (throwsOnFinish) throw new Error("finish failed too");
+        return undefined;
+      },
+    });
+    await assert.rejects(
+      runExperiment(config, {
+        registry: registry(),
+        agents: [agent("first", true), agent("second", false)],
+        concurrency: 1,
+        onTrial: () => {
+          throw new Error("disk full");
+        },
+      }),
+      /disk full/,
+    );
+    assert.deepEqual(finished, ["first", "second"]);
   });
 });
