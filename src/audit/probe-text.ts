@@ -163,7 +163,7 @@ export function valuesIn(text: string): JsonValue[] {
   }
   if (!json)
     for (const m of text.matchAll(
-      /\b\w*(answer|expected|solution|secret|gold|truth)\w*["']?\s*[:=]\s*([^\n]+)/gi,
+      /\b\w*(answer|expected|solution|secret|gold|truth)\w*["']?\s*(?:==|[:=])\s*([^\n]+)/gi,
     )) {
       const rhs = m[2]!.trim();
       const v = /^["'`]([^"'`]*)["'`]/.exec(rhs)?.[1] ?? /^[^\s,;#]+/.exec(rhs)?.[0];

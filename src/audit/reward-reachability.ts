@@ -57,6 +57,10 @@ const SUBMISSIONS = 12;
 const VALUES_PER_FILE = 4;
 /** How deep below where it starts the probe follows directories. */
 const MAX_DEPTH = 3;
+/** Calls that may fail (no coded answer) before the probe stops. */
+const MAX_FAILURES = 8;
+/** How much of a file the probe looks into. */
+const MAX_TEXT = 64 * 1024;
 /** Entries of one directory the probe follows. */
 const PER_DIR = 16;
 /** Where graders, tests and answers are often put. */
@@ -133,6 +137,8 @@ class ProbeEpisodes {
       return r.observation.kind === "tool_result" ? r.observation.result : undefined;
     } catch (err) {
       this.failures.push(`${action.tool}: ${errorMessage(err)}`);
+      if (this.failures.length >= MAX_FAILURES)
+        this.broken = `${MAX_FAILURES} calls failed, the last: ${this.failures.at(-1)}`;
       await this.drop();
       return undefined;
     }
@@ -158,7 +164,9 @@ interface ReadFile {
   tool: string;
   args: JsonObject;
   path: string;
+  /** Its text (the first MAX_TEXT characters) and its whole size. */
   text: string;
+  bytes: number;
   /** What in it reads like grading logic or an answer. */
   verifier?: string;
 }
@@ -208,15 +216,17 @@ async function explore(episodes: ProbeEpisodes, tools: FilesystemTool[]): Promis
         : probeAction(tools, probe.op, probe.path, callId);
     if (!built) continue;
     const result = await episodes.call(built.action);
-    const text = foundText(result);
-    if (text === undefined) continue;
+    const full = foundText(result);
+    if (full === undefined) continue;
     if (probe.op === "read") {
+      const text = full.slice(0, MAX_TEXT);
       const verifier = verifierLike(text);
       files.push({
         tool: built.action.tool,
         args: built.action.args,
         path: probe.path,
         text,
+        bytes: Buffer.byteLength(full),
         ...(verifier ? { verifier } : {}),
       });
       continue;
@@ -299,7 +309,7 @@ async function readThenSubmit(
     const read = await env.step({ tool: file.tool, args: file.args, callId: "read" });
     const text =
       read.observation.kind === "tool_result" && !read.terminated
-        ? foundText(read.observation.result)
+        ? foundText(read.observation.result)?.slice(0, MAX_TEXT)
         : undefined;
     if (text === undefined) return undefined;
     const { value, schema } = valueAt(text, sub, k, opts.maxStringLength);
@@ -319,7 +329,6 @@ const preview = (text: string) => {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length > 80 ? `${one.slice(0, 80)}…` : one;
 };
-const bytes = (text: string) => Buffer.byteLength(text);
 const call = (tool: string, args: JsonObject) => `${tool}(${JSON.stringify(args)})`;
 
 /** Probes a foreign server's filesystem tools for the answer or the grader; never throws. */
@@ -371,10 +380,10 @@ export async function probeRewardReachability(opts: RewardReachabilityOptions): 
 
   const probed = `${episodes.calls} read-only calls with ${via}: listed ${explored.listed.length} director${explored.listed.length === 1 ? "y" : "ies"}, read ${explored.files.length} file(s)${
     episodes.failures.length ? `; ${episodes.failures.length} call(s) failed (counted as not found)` : ""
-  }`;
+  }${episodes.broken ? `; stopped early: ${episodes.broken}` : ""}`;
   const revealing = files.filter((f) => f.verifier);
   const shown = (f: ReadFile) =>
-    `${call(f.tool, f.args)} → ${bytes(f.text)} bytes${f.verifier ? `, reads like grading logic or an answer: ${preview(f.verifier)}` : `: ${preview(f.text)}`}`;
+    `${call(f.tool, f.args)} → ${f.bytes} bytes${f.verifier ? `, reads like grading logic or an answer: ${preview(f.verifier)}` : `: ${preview(f.text)}`}`;
   if (earned) {
     const { file, sub, control, tool } = earned;
     return finding("failed", [
@@ -394,7 +403,7 @@ export async function probeRewardReachability(opts: RewardReachabilityOptions): 
         : "no other tool to submit a value through (not proven exploitable, but reachable)",
       probed,
     ]);
-  const read = explored.files.map((f) => `${f.path} (${bytes(f.text)} bytes)`);
+  const read = explored.files.map((f) => `${f.path} (${f.bytes} bytes)`);
   const unread = explored.names.filter(
     (n) => !explored.files.some((f) => f.path === n) && !explored.listed.includes(n),
   );

@@ -12,7 +12,9 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { classifyTool, findFilesystemTools, probeAction } from "../../src/audit/filesystem-tools.ts";
 import { entriesOf, fitValue, foundText, valuesIn, verifierLike } from "../../src/audit/probe-text.ts";
-import type { ToolDescriptor } from "../../src/core/contracts.ts";
+import { probeRewardReachability } from "../../src/audit/reward-reachability.ts";
+import type { Environment, ToolDescriptor } from "../../src/core/contracts.ts";
+import { ProvingError } from "../../src/core/errors.ts";
 import type { JsonObject } from "../../src/core/json.ts";
 import {
   auditServer as audit,
@@ -107,10 +109,88 @@ describe("which tools reach the filesystem (names and schemas)", () => {
     assert.equal(foundText(ok({ content: [{ type: "text", text: "42\n" }] })), "42\n");
     assert.deepEqual(valuesIn('{"answer": "code-1", "n": 3}').slice(0, 2), ["code-1", 3]);
     assert.equal(valuesIn("EXPECTED = 'blue'\n")[0], "blue");
+    assert.equal(valuesIn('assert answer == "blue"  # the solution')[0], "blue");
     assert.equal(fitValue("17", { type: "integer", maximum: 20 }), 17);
     assert.equal(fitValue("27", { type: "integer", maximum: 20 }), undefined);
     assert.ok(verifierLike("def grade(submission):\n  return 1"));
     assert.equal(verifierLike("Access codes look like code-NNNNNN."), undefined);
+  });
+});
+
+/** A server's episodes in process: its tools, and what a step does (it may throw, as a broken server's does). */
+function play(tools: ToolDescriptor[], step: Environment["step"], reset?: Environment["reset"]) {
+  const spec = { id: "fake", world: "fake", tools, terminalTools: [], verifier: "reward-judged" };
+  const world = {
+    id: "fake",
+    families: [{ name: "default", description: "", difficulties: [1] }],
+    generateTask: () => ({ id: "t", params: {} }),
+  };
+  return {
+    world: world as never,
+    environment: () =>
+      ({
+        spec,
+        reset: reset ?? (async () => ({ kind: "task", instruction: "", context: {}, tools })),
+        step,
+      }) as unknown as Environment,
+  };
+}
+
+describe("the probe never crashes on what a server does", () => {
+  const fsTools = [tool("read_file", { path: str() }), tool("submit", { answer: str() })];
+
+  test("a server whose every read throws (no code): probed, stopped early, passed", async () => {
+    let calls = 0;
+    const f = await probeRewardReachability(
+      play(fsTools, async () => {
+        calls++;
+        throw new ProvingError("remote_bad_response", "the server closed the connection");
+      }),
+    );
+    assert.equal(f.status, "passed", JSON.stringify(f));
+    assert.match(f.evidence[0] ?? "", /stopped early: 8 calls failed/);
+    assert.equal(calls, 8);
+  });
+
+  test("a server whose reset fails is not checkable, with the reason", async () => {
+    const f = await probeRewardReachability(
+      play(
+        fsTools,
+        async () => {
+          throw new Error("unreachable");
+        },
+        async () => {
+          throw new ProvingError("remote_unreachable", "connection refused");
+        },
+      ),
+    );
+    assert.equal(f.status, "not_checkable");
+    assert.match(f.evidence[0] ?? "", /no probe episode could start: .*connection refused/);
+  });
+
+  test("nothing is sent past the server's string limit", async () => {
+    const sent: string[] = [];
+    await probeRewardReachability({
+      ...play(fsTools, async (a) => {
+        sent.push(String(a.args.path));
+        return {
+          observation: {
+            kind: "tool_result",
+            tool: a.tool,
+            callId: a.callId,
+            result: { ok: false, error: { code: "nf", message: "no", retryable: false } },
+            now: 0,
+          },
+          reward: 0,
+          terminated: false,
+          truncated: false,
+          info: { now: 0 },
+        };
+      }),
+      maxStringLength: 6,
+    });
+    assert.ok(sent.length > 0);
+    for (const p of sent) assert.ok(p.length <= 6, p);
   });
 });
 
