@@ -222,14 +222,28 @@ export interface AdmissibleAction {
  * tool's JSON Schema. Small policies learn over it; an LLM agent may be shown it.
  */
 export interface AdmissibleActions {
-  /** The list for the current observation: same state, same list, in the same order. */
-  admissibleActions(): AdmissibleAction[];
+  /**
+   * The list for the current observation: same state, same list, in the same order. `unseen`: calls
+   * the agent made that never reached this environment (a layer around it answered them itself);
+   * what the agent sent and received in them counts as seen, like its calls here.
+   */
+  admissibleActions(unseen?: readonly UnseenCall[]): AdmissibleAction[];
   /**
    * How the list spells `action` (what a conformance check compares): an idempotency key the agent
    * generated now becomes the list's fresh key, free text the list's text; the rest is unchanged.
    * An admissible action canonicalises to an entry of the list. Absent: compared as it is.
    */
-  canonicalAction?(action: { tool: string; args: JsonObject }): AdmissibleAction;
+  canonicalAction?(
+    action: { tool: string; args: JsonObject },
+    unseen?: readonly UnseenCall[],
+  ): AdmissibleAction;
+}
+
+/** A call of the agent a layer answered itself: what it sent, and what it received. */
+export interface UnseenCall {
+  tool: string;
+  args: JsonObject;
+  result: ToolResult;
 }
 
 /** The most calls an admissible-actions list holds. */

@@ -14,6 +14,7 @@ import type {
   SetupSteps,
   StepResult,
   TimeControl,
+  UnseenCall,
   Verdict,
 } from "../core/contracts.ts";
 import { hashJson } from "../core/hash.ts";
@@ -88,17 +89,36 @@ export abstract class Layer
    * the agent (a disabled, hidden tool). What a layer does to a call it lets through (a fault) is
    * its consequence, not a reason to leave the call out.
    */
-  admissibleActions(): AdmissibleAction[] {
-    const list = this.admissibleInner()?.admissibleActions() ?? [];
+  admissibleActions(unseen: readonly UnseenCall[] = []): AdmissibleAction[] {
+    const list = this.admissibleInner()?.admissibleActions(this.withUnseen(unseen)) ?? [];
     const shown = this.tools();
     if (!shown) return list;
     const names = new Set(shown.map((t) => t.name));
     return list.filter((a) => names.has(a.tool));
   }
 
-  canonicalAction(action: { tool: string; args: JsonObject }): AdmissibleAction {
+  canonicalAction(
+    action: { tool: string; args: JsonObject },
+    unseen: readonly UnseenCall[] = [],
+  ): AdmissibleAction {
     const inner = this.admissibleInner();
-    return inner?.canonicalAction ? inner.canonicalAction(action) : { tool: action.tool, args: action.args };
+    return inner?.canonicalAction
+      ? inner.canonicalAction(action, this.withUnseen(unseen))
+      : { tool: action.tool, args: action.args };
+  }
+
+  /**
+   * The agent's calls this layer answered itself, which the environment inside never saw (a blocked
+   * call): the lists inside count them as seen. None by default.
+   */
+  protected unseenCalls(): readonly UnseenCall[] {
+    return [];
+  }
+
+  /** This layer's unseen calls, then those of the layers outside it. */
+  private withUnseen(outer: readonly UnseenCall[]): readonly UnseenCall[] {
+    const own = this.unseenCalls();
+    return own.length === 0 ? outer : [...own, ...outer];
   }
 
   /** Where the admissible actions come from: the wrapped environment (a Link: the current stage's). */

@@ -7,6 +7,7 @@ import type {
   StepResult,
   TaskObservation,
   ToolResult,
+  UnseenCall,
 } from "../core/contracts.ts";
 import { configError, ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
@@ -89,6 +90,13 @@ export class RuleLayer extends Layer {
     layer.lastReachedInner = reached;
     layer.last = last ?? undefined;
     return layer;
+  }
+
+  /** The calls this rule blocked: the inner environment never saw them, the agent did. */
+  protected override unseenCalls(): readonly UnseenCall[] {
+    return this.s.history
+      .filter((e) => e.blocked)
+      .map((e) => ({ tool: e.tool, args: e.args, result: e.result }));
   }
 
   protected override tools(): EnvSpec["tools"] | undefined {

@@ -104,12 +104,11 @@ describe("the admissible-actions check", () => {
     assert.deepEqual(failures, []);
   });
 
-  // A known failure the check found (issue 25): a call the layer answers itself (a timeout before the
-  // commit) never reaches the world, so the world's list does not know the idempotency key the agent
-  // sent, and the known-good recovery (find_replacements by that key) is not in the list.
-  test("rule.timeout-before-commit@1 keeps the list conformant", {
-    todo: "the world never sees a call the layer times out: its key is missing from the list",
-  }, async () => {
+  // Found by the check (issue 25): a call the layer answers itself (a timeout before the commit)
+  // never reaches the world, so the world's list did not know the idempotency key the agent sent,
+  // and the known-good recovery (find_replacements by that key) was missing. The layer now hands its
+  // blocked calls inward (`unseen`).
+  test("rule.timeout-before-commit@1 keeps the list conformant", async () => {
     const report = await layerReport({
       id: "rule.timeout-before-commit@1",
       params: { tool: "create_replacement" },

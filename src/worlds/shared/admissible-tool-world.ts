@@ -1,4 +1,9 @@
-import type { AdmissibleAction, AdmissibleActions, EnvironmentCapabilities } from "../../core/contracts.ts";
+import type {
+  AdmissibleAction,
+  AdmissibleActions,
+  EnvironmentCapabilities,
+  UnseenCall,
+} from "../../core/contracts.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { parseToolArgs } from "../../core/tool.ts";
 import { ToolWorld, type ToolWorldDefinition, type ToolWorldState } from "../../core/tool-world.ts";
@@ -24,10 +29,12 @@ export function seenInToolWorld<S extends ToolWorldState>(
   def: ToolWorldDefinition<S>,
   state: S,
   declaration: AdmissibleDeclaration,
+  unseen: readonly UnseenCall[] = [],
 ): SeenValues {
+  // the calls a layer answered are counted as the latest: where they fell among these is not known here
   return new SeenValues(
     def.taskContext(state),
-    state.trace.map((t) => ({ tool: t.tool, args: t.args, result: t.result })),
+    [...state.trace.map((t) => ({ tool: t.tool, args: t.args, result: t.result })), ...unseen],
     declaration.extractors,
   );
 }
@@ -58,7 +65,7 @@ export class AdmissibleToolWorld<S extends ToolWorldState> extends ToolWorld<S> 
     };
   }
 
-  admissibleActions(): AdmissibleAction[] {
+  admissibleActions(unseen: readonly UnseenCall[] = []): AdmissibleAction[] {
     const s = this.state;
     if (s.ended) return [];
     const tools = new Map(this.definition.tools.map((t) => [t.name, t]));
@@ -68,13 +75,16 @@ export class AdmissibleToolWorld<S extends ToolWorldState> extends ToolWorld<S> 
     };
     return admissibleCalls(
       this.spec.tools,
-      seenInToolWorld(this.definition, s, this.declaration),
+      seenInToolWorld(this.definition, s, this.declaration, unseen),
       this.spec_,
       valid,
     );
   }
 
-  canonicalAction(action: { tool: string; args: JsonObject }): AdmissibleAction {
-    return canonicalAdmissible(action, this.admissibleActions(), this.spec_);
+  canonicalAction(
+    action: { tool: string; args: JsonObject },
+    unseen?: readonly UnseenCall[],
+  ): AdmissibleAction {
+    return canonicalAdmissible(action, this.admissibleActions(unseen), this.spec_);
   }
 }

@@ -12,6 +12,7 @@ import type {
   StepResult,
   Task,
   TimeControl,
+  UnseenCall,
   Verdict,
 } from "../../core/contracts.ts";
 import { ProvingError } from "../../core/errors.ts";
@@ -163,12 +164,15 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
     return stage === "b" ? this.b?.capabilities.admissible : undefined;
   }
 
-  admissibleActions(): AdmissibleAction[] {
-    return this.part()?.admissibleActions() ?? [];
+  admissibleActions(unseen?: readonly UnseenCall[]): AdmissibleAction[] {
+    return this.part()?.admissibleActions(unseen) ?? [];
   }
 
-  canonicalAction(action: { tool: string; args: JsonObject }): AdmissibleAction {
-    return this.part()?.canonicalAction?.(action) ?? { tool: action.tool, args: action.args };
+  canonicalAction(
+    action: { tool: string; args: JsonObject },
+    unseen?: readonly UnseenCall[],
+  ): AdmissibleAction {
+    return this.part()?.canonicalAction?.(action, unseen) ?? { tool: action.tool, args: action.args };
   }
 
   delivered(observation: Observation): void {
