@@ -69,6 +69,9 @@ function stringParams(schema: JsonObject): { name: string; description: string; 
     }));
 }
 
+/** Whether a tool's name says it changes or runs something (it is never called by a probe). */
+export const changesOrRuns = (tool: ToolDescriptor): boolean => wordsOf(tool.name).some((w) => WRITES.has(w));
+
 /** What a tool is, from its name, description and schema (undefined: not a filesystem tool). */
 export function classifyTool(tool: ToolDescriptor): FilesystemTool | undefined {
   const words = wordsOf(tool.name);
@@ -150,13 +153,13 @@ export function probeAction(
   op: "list" | "read",
   path: string,
   callId: string,
-): { action: Action; via: FilesystemTool } | undefined {
+): Action | undefined {
   const own = tools.find((t) => t.kind === op);
   const via = own ?? (SAFE_PATH.test(path) ? tools.find((t) => t.kind === "shell") : undefined);
   if (!via) return undefined;
   const value = via.kind === "shell" ? `${op === "list" ? "ls -la" : "cat"} -- ${quoted(path)}` : path;
   const args = argsFor(via.tool, via.param, value);
-  return args ? { action: { tool: via.tool.name, args, callId }, via } : undefined;
+  return args ? { tool: via.tool.name, args, callId } : undefined;
 }
 
 /** The action that lists files under a directory to a depth with a shell (`find 'P' -maxdepth N -type f`). */

@@ -21,12 +21,12 @@ import type { JsonObject, JsonValue } from "../core/json.ts";
 import { type AuditFinding, auditTitle } from "./audit.ts";
 import {
   argsFor,
+  changesOrRuns,
   classifyTool,
   type FilesystemTool,
   findAction,
   findFilesystemTools,
   probeAction,
-  wordsOf,
 } from "./filesystem-tools.ts";
 import { createEpisode, type ForeignPlay, resetOptions } from "./foreign-episode.ts";
 import {
@@ -185,7 +185,7 @@ async function explore(episodes: ProbeEpisodes, tools: FilesystemTool[]): Promis
   const queue: Probe[] = [];
   const seen = new Set<string>();
   const push = (p: Probe) => {
-    const key = `${p.op === "find" ? "find" : p.op}:${p.path}`;
+    const key = `${p.op}:${p.path}`;
     if (seen.has(key)) return;
     seen.add(key);
     queue.push(p);
@@ -207,23 +207,20 @@ async function explore(episodes: ProbeEpisodes, tools: FilesystemTool[]): Promis
     );
     const probe = queue.splice(at, 1)[0]!;
     const callId = `probe-${episodes.calls}`;
-    const built =
+    const action =
       probe.op === "find"
-        ? (() => {
-            const action = findAction(tools, probe.path, MAX_DEPTH, callId);
-            return action ? { action } : undefined;
-          })()
+        ? findAction(tools, probe.path, MAX_DEPTH, callId)
         : probeAction(tools, probe.op, probe.path, callId);
-    if (!built) continue;
-    const result = await episodes.call(built.action);
+    if (!action) continue;
+    const result = await episodes.call(action);
     const full = foundText(result);
     if (full === undefined) continue;
     if (probe.op === "read") {
       const text = full.slice(0, MAX_TEXT);
       const verifier = verifierLike(text);
       files.push({
-        tool: built.action.tool,
-        args: built.action.args,
+        tool: action.tool,
+        args: action.args,
         path: probe.path,
         text,
         bytes: Buffer.byteLength(full),
@@ -264,10 +261,8 @@ function answerParam(tool: ToolDescriptor): string | undefined {
 
 /** Tools a found value may be submitted through: none of the filesystem ones, none that writes or runs. */
 function submitTools(tools: ToolDescriptor[]): { tool: ToolDescriptor; param: string }[] {
-  const writes =
-    /^(write|save|put|upload|create|mkdir|touch|edit|patch|append|delete|del|remove|rm|rmdir|unlink|move|mv|rename|copy|cp|chmod|chown|truncate|kill|exec|execute|eval|spawn|run)$/;
   return tools.flatMap((tool) => {
-    if (classifyTool(tool) || wordsOf(tool.name).some((w) => writes.test(w))) return [];
+    if (classifyTool(tool) || changesOrRuns(tool)) return [];
     const param = answerParam(tool);
     return param ? [{ tool, param }] : [];
   });

@@ -77,15 +77,15 @@ describe("which tools reach the filesystem (names and schemas)", () => {
     ]);
     assert.deepEqual(found.map((f) => f.kind).sort(), ["read", "shell"]);
     // reading uses the reader; listing falls back to the shell
-    assert.deepEqual(probeAction(found, "read", "/grader", "c")?.action.args, { path: "/grader" });
-    assert.deepEqual(probeAction(found, "list", "/grader", "c")?.action.args, {
+    assert.deepEqual(probeAction(found, "read", "/grader", "c")?.args, { path: "/grader" });
+    assert.deepEqual(probeAction(found, "list", "/grader", "c")?.args, {
       command: "ls -la -- '/grader'",
     });
     const shellOnly = findFilesystemTools([tool("bash", { command: str() })]);
     assert.deepEqual(probeAction(shellOnly, "read", "tests/a b", "c"), undefined, "not a plain path");
     assert.deepEqual(probeAction(shellOnly, "read", "-rf", "c"), undefined, "never an option");
     assert.deepEqual(probeAction(shellOnly, "read", "x;rm", "c"), undefined);
-    assert.deepEqual(probeAction(shellOnly, "read", "./tests/x.py", "c")?.action.args, {
+    assert.deepEqual(probeAction(shellOnly, "read", "./tests/x.py", "c")?.args, {
       command: "cat -- './tests/x.py'",
     });
   });
