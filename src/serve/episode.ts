@@ -271,12 +271,20 @@ export class Episode {
     this.trial = undefined;
     this.abandonSourced("replaced by another reset");
     if (this.run) {
-      this.trial = await this.run.begin(
-        { family, difficulty, seed },
-        via,
-        { task, env, initial: observation, episodeId },
-        drawn,
-      );
+      try {
+        this.trial = await this.run.begin(
+          { family, difficulty, seed },
+          via,
+          { task, env, initial: observation, episodeId },
+          drawn,
+        );
+      } catch (err) {
+        // nothing holds the environment just reset: give it back (a foreign one holds a socket)
+        this.setEnv(undefined);
+        this.target.release?.(env);
+        drawn?.abandoned("not recorded");
+        throw err;
+      }
     }
     if (drawn && !this.trial) drawn.abandoned("not recorded");
     this.sourced = this.trial ? drawn : undefined;
