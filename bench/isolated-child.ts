@@ -21,6 +21,8 @@ async function main(): Promise<void> {
     const r = await rate(work as Work, Number(ms));
     process.stdout.write(`${JSON.stringify(r)}\n`);
   }
+  // Work may leave handles open (a module agent's sandbox process, a session): end here, not when they close.
+  process.exit(0);
 }
 
 main().catch((err) => {
