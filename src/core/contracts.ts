@@ -237,6 +237,19 @@ export interface AdmissibleActions {
     action: { tool: string; args: JsonObject },
     unseen?: readonly UnseenCall[],
   ): AdmissibleAction;
+  /**
+   * What `canonicalAction` needs besides the list, as data: sent with a list over the wire, so a
+   * client spells an action as the world would. Undefined: actions are compared as they are.
+   */
+  canonicalForm?(): AdmissibleCanonicalForm | undefined;
+}
+
+/** How a list spells actions: which arguments are idempotency keys, and the text of free-text ones. */
+export interface AdmissibleCanonicalForm {
+  /** Arguments that are idempotency keys: one the list does not offer becomes its freshest `key-<n>`. */
+  keyArgs: string[];
+  /** Free-text arguments, by `tool.arg` or `arg`: any text becomes this one. */
+  texts: Record<string, string>;
 }
 
 /** A call of the agent a layer answered itself: what it sent, and what it received. */

@@ -3,6 +3,7 @@ import type {
   Action,
   AdmissibleAction,
   AdmissibleActions,
+  AdmissibleCanonicalForm,
   Delivery,
   Environment,
   EnvironmentCapabilities,
@@ -105,6 +106,10 @@ export abstract class Layer
     return inner?.canonicalAction
       ? inner.canonicalAction(action, this.withUnseen(unseen))
       : { tool: action.tool, args: action.args };
+  }
+
+  canonicalForm(): AdmissibleCanonicalForm | undefined {
+    return this.admissibleInner()?.canonicalForm?.();
   }
 
   /**

@@ -1,11 +1,11 @@
 /**
  * Admissible actions over the wire (opt-in): a reset or step that sends `"admissible": true` is
  * answered the environment's list in `metadata.admissible_actions` (`[{tool, args}]`, at most 64,
- * deterministic); a served environment that declares no such capability refuses the request with
+ * deterministic) and how it spells actions in `metadata.admissible_canonical`; a served environment that declares no such capability refuses the request with
  * `VALIDATION_ERROR` before anything is reset or stepped.
  */
 import type { AdmissibleActions, Environment } from "../core/contracts.ts";
-import type { JsonValue } from "../core/json.ts";
+import type { JsonObject } from "../core/json.ts";
 import { ServeError } from "./protocol.ts";
 
 /** The environment's admissible actions, or the coded refusal of a request that asked for them. */
@@ -21,8 +21,16 @@ export function admissibleOf(env: Environment, served: string): AdmissibleAction
   return admissible;
 }
 
-/** The list as the reply's `metadata.admissible_actions` (empty once the episode ended). */
-export function admissibleList(admissible: AdmissibleActions, done: boolean): JsonValue {
-  if (done) return [];
-  return admissible.admissibleActions().map((a) => ({ tool: a.tool, args: a.args }));
+/**
+ * The reply's metadata for a list: `admissible_actions` (empty once the episode ended) and, when the
+ * world declares how it spells actions, `admissible_canonical` (`{key_args, texts}`: what a client
+ * needs to canonicalise an action against the list as the world does).
+ */
+export function admissibleMetadata(admissible: AdmissibleActions, done: boolean): JsonObject {
+  const list = done ? [] : admissible.admissibleActions().map((a) => ({ tool: a.tool, args: a.args }));
+  const form = done ? undefined : admissible.canonicalForm?.();
+  return {
+    admissible_actions: list,
+    ...(form ? { admissible_canonical: { key_args: form.keyArgs, texts: form.texts } } : {}),
+  };
 }

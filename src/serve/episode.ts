@@ -17,7 +17,7 @@ import { exhaustedBudget } from "../runner/budget.ts";
 import { Deadline } from "../runner/deadline.ts";
 import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
 import { classify } from "../runner/outcome.ts";
-import { admissibleList, admissibleOf } from "./admissible.ts";
+import { admissibleMetadata, admissibleOf } from "./admissible.ts";
 import {
   type ChosenTask,
   resetMetadataFor,
@@ -324,14 +324,14 @@ export class Episode {
       metadata.instruction = observation.instruction;
       metadata.context = observation.context;
     }
-    if (admissible) metadata.admissible_actions = this.listAdmissible(admissible);
+    if (admissible) Object.assign(metadata, this.listAdmissible(admissible));
     return { observation, reward: null, done: false, metadata };
   }
 
   /** The admissible actions now; a world that fails to list them leaves the episode unusable. */
-  private listAdmissible(admissible: AdmissibleActions): JsonValue {
+  private listAdmissible(admissible: AdmissibleActions): JsonObject {
     try {
-      return admissibleList(admissible, this.done);
+      return admissibleMetadata(admissible, this.done);
     } catch (err) {
       this.broken = "listing the admissible actions failed";
       this.failTrial(err);
@@ -406,8 +406,7 @@ export class Episode {
     const metadata = stepMetadataFor(result.info as JsonObject, bookkeeping, opts.viewer);
     if (admissible) {
       // the operator's metadata is the step info itself: never write into the world's object
-      const list = this.listAdmissible(admissible);
-      return this.envelope(action, result, { ...metadata, admissible_actions: list });
+      return this.envelope(action, result, { ...metadata, ...this.listAdmissible(admissible) });
     }
     return this.envelope(action, result, metadata);
   }

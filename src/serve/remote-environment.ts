@@ -2,6 +2,7 @@ import type {
   Action,
   AdmissibleAction,
   AdmissibleActions,
+  AdmissibleCanonicalForm,
   Environment,
   EnvironmentCapabilities,
   EnvSpec,
@@ -15,8 +16,9 @@ import type {
 } from "../core/contracts.ts";
 import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import { configError, ProvingError } from "../core/errors.ts";
-import type { JsonValue } from "../core/json.ts";
+import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
+import { canonicalAdmissible } from "../worlds/shared/admissible-actions.ts";
 import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient } from "./client.ts";
 import type { ResetParams, StepEnvelope } from "./protocol.ts";
 
@@ -64,6 +66,8 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
   readonly capabilities: EnvironmentCapabilities;
   /** The admissible actions of the latest reply that carried them (undefined: not asked for it). */
   private admissible: AdmissibleAction[] | undefined;
+  /** How the server's world spells actions (`metadata.admissible_canonical`), if it said. */
+  private form: AdmissibleCanonicalForm | undefined;
   /** The agent asked for the admissible actions: every step asks the server for them. */
   private wantsAdmissible = false;
   private session: WsEpisodeClient | undefined;
@@ -99,10 +103,23 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
     return list;
   }
 
+  /** How the world spells `action` against the latest list (as the server's world would). */
+  canonicalAction(action: { tool: string; args: JsonObject }): AdmissibleAction {
+    const form = this.form;
+    return form
+      ? canonicalAdmissible(action, this.admissible ?? [], form)
+      : { tool: action.tool, args: action.args };
+  }
+
+  canonicalForm(): AdmissibleCanonicalForm | undefined {
+    return this.form;
+  }
+
   /** The list a reply carries (`metadata.admissible_actions`), kept for `admissibleActions()`. */
   private keepAdmissible(envelope: StepEnvelope): void {
     const list = envelope.metadata.admissible_actions;
     this.admissible = Array.isArray(list) ? (list as unknown as AdmissibleAction[]) : undefined;
+    this.form = canonicalFormFrom(envelope.metadata.admissible_canonical) ?? this.form;
   }
 
   private async open(params: ResetParams, taskId: string): Promise<StepEnvelope> {
@@ -314,4 +331,14 @@ export async function connectRemote(url: string, opts: ClientOptions = {}): Prom
   };
   const limits = limitsFromMetadata(metadata);
   return { url: client.baseUrl, metadata, limits, world: spec.world, spec, environment, close };
+}
+
+/** `metadata.admissible_canonical` (`{key_args, texts}`) as a form; anything else is none. */
+function canonicalFormFrom(value: JsonValue | undefined): AdmissibleCanonicalForm | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { key_args: keyArgs, texts } = value;
+  if (!Array.isArray(keyArgs) || !keyArgs.every((k) => typeof k === "string")) return undefined;
+  if (typeof texts !== "object" || texts === null || Array.isArray(texts)) return undefined;
+  if (!Object.values(texts).every((t) => typeof t === "string")) return undefined;
+  return { keyArgs: keyArgs as string[], texts: texts as Record<string, string> };
 }

@@ -72,12 +72,11 @@ test("a remote world: reset and save/restore are not checkable, the other checks
   }
 });
 
-// Found by the admissible check (issue 25): a remote environment passes the server's lists through,
-// but not the world's canonicalisation (`canonicalAction`), so the known-good policy's own idempotency
-// keys and free texts are not found in the lists over the wire.
-test("a remote world's admissible actions pass the admissible check over the wire", {
-  todo: "RemoteEnvironment has no canonicalAction: the known-good policy's own keys and texts are not matched",
-}, async () => {
+// Found by the admissible check (issue 25): a remote environment passed the server's lists through,
+// but not the world's canonicalisation, so the known-good policy's own idempotency keys and free texts
+// were not found in the lists over the wire. The server now sends how its world spells actions
+// (`metadata.admissible_canonical`) with each list.
+test("a remote world's admissible actions pass the admissible check over the wire", async () => {
   const server = await startServer({ target: worldTarget(deviceSupport), port: 0 });
   try {
     const remote = await connectRemote(server.url);

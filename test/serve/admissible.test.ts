@@ -60,6 +60,11 @@ test("admissible: true on HTTP and WS reset/step answers the same list; not aske
     const list = first.metadata.admissible_actions as Listed;
     assert.ok(Array.isArray(list) && list.length > 0 && list.length <= 64);
     for (const a of list) assert.ok(typeof a.tool === "string" && typeof a.args === "object");
+    // how the world spells actions, so a client canonicalises as it does
+    assert.deepEqual(plain.metadata.admissible_canonical, undefined);
+    const form = first.metadata.admissible_canonical as { key_args: string[]; texts: Record<string, string> };
+    assert.ok(form.key_args.includes("idempotency_key"), JSON.stringify(form));
+    assert.equal(typeof form.texts, "object");
     const id = String(first.metadata.episode_id);
     const action = list[0];
     const stepped = await http.step(id, action, { admissible: true });

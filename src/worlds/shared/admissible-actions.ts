@@ -1,4 +1,4 @@
-import type { AdmissibleAction, ToolDescriptor } from "../../core/contracts.ts";
+import type { AdmissibleAction, AdmissibleCanonicalForm, ToolDescriptor } from "../../core/contracts.ts";
 import { MAX_ADMISSIBLE_ACTIONS } from "../../core/contracts.ts";
 import { canonicalJson } from "../../core/hash.ts";
 import type { JsonObject, JsonValue } from "../../core/json.ts";
@@ -243,24 +243,33 @@ export function waitDurations(seen: SeenValues): number[] {
   return [...new Set([...DEFAULT_WAITS, ...extra])].sort((a, b) => a - b);
 }
 
+/** The canonical form of a spec: its key arguments and the texts of its `text` sources. */
+export function canonicalFormOf(spec: AdmissibleSpec): AdmissibleCanonicalForm {
+  const texts: Record<string, string> = {};
+  for (const [name, source] of Object.entries(spec.args ?? {}))
+    if ("text" in source) texts[name] = source.text;
+  return { keyArgs: [...keyArgsOf(spec)], texts };
+}
+
 /**
  * How a list spells an action (the canonicalisation the conformance check applies before it looks
  * the action up): an idempotency key the list does not offer for that tool (the agent generated it
  * now) becomes the list's fresh key `key-<n>`; a free-text argument (a `text` source) becomes the
  * list's text. Everything else is compared exactly: ids, enums, amounts, wait durations, texts the
- * world builds from what was seen. An admissible action canonicalises to an entry of the list.
+ * world builds from what was seen. An admissible action canonicalises to an entry of the list. Takes
+ * the list and the world's form only, so a client of a served world spells actions the same way.
  */
 export function canonicalAdmissible(
   action: { tool: string; args: JsonObject },
   list: readonly AdmissibleAction[],
-  spec: AdmissibleSpec,
+  form: AdmissibleCanonicalForm,
 ): AdmissibleAction {
   const args: JsonObject = { ...action.args };
   const same = list.filter((a) => a.tool === action.tool);
   for (const [name, value] of Object.entries(args)) {
-    const source = sourceOf(spec, action.tool, name);
-    if (source && "text" in source) args[name] = source.text;
-    else if (keyArgsOf(spec).includes(name)) {
+    const text = form.texts[`${action.tool}.${name}`] ?? form.texts[name];
+    if (text !== undefined) args[name] = text;
+    else if (form.keyArgs.includes(name)) {
       const offered = same.map((a) => a.args[name]).filter((v) => v !== undefined);
       if (!offered.includes(value)) {
         const fresh = offered.filter(

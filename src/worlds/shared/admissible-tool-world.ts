@@ -1,6 +1,7 @@
 import type {
   AdmissibleAction,
   AdmissibleActions,
+  AdmissibleCanonicalForm,
   EnvironmentCapabilities,
   UnseenCall,
 } from "../../core/contracts.ts";
@@ -11,6 +12,7 @@ import {
   type AdmissibleSpec,
   admissibleCalls,
   canonicalAdmissible,
+  canonicalFormOf,
   waitDurations,
 } from "./admissible-actions.ts";
 import { SeenValues, type TextExtractor } from "./seen-values.ts";
@@ -53,6 +55,7 @@ export class AdmissibleToolWorld<S extends ToolWorldState> extends ToolWorld<S> 
     admissible: this,
   };
   private readonly spec_: AdmissibleSpec;
+  private readonly form: AdmissibleCanonicalForm;
 
   constructor(
     private readonly definition: ToolWorldDefinition<S>,
@@ -63,6 +66,7 @@ export class AdmissibleToolWorld<S extends ToolWorldState> extends ToolWorld<S> 
       ...declaration,
       args: { "wait.seconds": { build: waitDurations }, ...declaration.args },
     };
+    this.form = canonicalFormOf(this.spec_);
   }
 
   admissibleActions(unseen: readonly UnseenCall[] = []): AdmissibleAction[] {
@@ -85,6 +89,10 @@ export class AdmissibleToolWorld<S extends ToolWorldState> extends ToolWorld<S> 
     action: { tool: string; args: JsonObject },
     unseen?: readonly UnseenCall[],
   ): AdmissibleAction {
-    return canonicalAdmissible(action, this.admissibleActions(unseen), this.spec_);
+    return canonicalAdmissible(action, this.admissibleActions(unseen), this.form);
+  }
+
+  canonicalForm(): AdmissibleCanonicalForm {
+    return this.form;
   }
 }

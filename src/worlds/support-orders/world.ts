@@ -2,6 +2,7 @@ import type {
   Action,
   AdmissibleAction,
   AdmissibleActions,
+  AdmissibleCanonicalForm,
   Delivery,
   Environment,
   EnvironmentCapabilities,
@@ -173,6 +174,10 @@ export class SupportOrdersWorld implements Environment, Inspection, Delivery, Ti
     unseen?: readonly UnseenCall[],
   ): AdmissibleAction {
     return this.part()?.canonicalAction?.(action, unseen) ?? { tool: action.tool, args: action.args };
+  }
+
+  canonicalForm(): AdmissibleCanonicalForm | undefined {
+    return this.part()?.canonicalForm?.();
   }
 
   delivered(observation: Observation): void {
