@@ -22,7 +22,7 @@ export function registerAudit(program: Command, gymSource: GymSource): void {
   program
     .command("audit")
     .description(
-      "audit a world, variant or proving serve URL: known-good solves it, null/random agents cannot pass, verdicts deterministic, reset clean, bad input coded, a learning signal, hidden params unreachable",
+      "audit a world, variant or proving serve URL: known-good solves it, null/random agents cannot pass, verdicts deterministic, reset clean, bad input coded, a learning signal, hidden params unreachable; any OpenEnv server also for session isolation and a grader or answer file its tools can read",
     )
     .argument(
       "<target>",
