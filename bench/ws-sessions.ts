@@ -110,6 +110,7 @@ interface Derived {
   tail: number;
   serverCpuUsPerStep: number;
   serverKbPerSession: number;
+  openPerSecond: number;
 }
 
 function derive(r: SessionsRun): Derived {
@@ -122,6 +123,7 @@ function derive(r: SessionsRun): Derived {
     tail: c.stepMs.p99 / c.stepMs.p50,
     serverCpuUsPerStep: (r.serverCpuSteps / c.steps) * 1e6,
     serverKbPerSession: (r.serverRssOpen - r.serverRssIdle) / c.sessions / 1024,
+    openPerSecond: c.opened / c.openSeconds,
   };
 }
 
@@ -207,6 +209,7 @@ export async function benchWsSessions(opts: BenchOptions = {}): Promise<BenchRep
       unit: "×",
       target: atMost(tailBig, TAIL_TARGET, "×"),
     },
+    ...per("sessions connected and reset per second (wall)", "openPerSecond", "sessions/s", "open_per_s"),
     ...per("server CPU per step", "serverCpuUsPerStep", "µs", "server_cpu_us_per_step"),
     ...per("server RSS per open session", "serverKbPerSession", "KB", "server_kb_per_session"),
   ];
@@ -217,7 +220,7 @@ export async function benchWsSessions(opts: BenchOptions = {}): Promise<BenchRep
     figures,
     notes: [
       `proving serve (${WORLD}, --max-sessions sessions+64) started by its CLI, a fresh one per run; one client process opens the sessions ${OPEN_AT_ONCE} at a time, resets each (get_approval task), then steps all at once, each a closed loop (send, wait for the reply, send again): ${fmtN(SESSIONS)} × ${stepsBig} and ${fmtN(BASE_SESSIONS)} × ${stepsBase} steps (the same total). ${rounds} round${rounds > 1 ? "s" : ""}, sizes alternating; medians, ratios 10k ÷ 1k per round.`,
-      `Latency is send-to-reply as the client sees it; with every session in a closed loop it is ~sessions ÷ steps/s, so p50 grows with the session count by design — the tail (p99 ÷ p50) and steps/s are the figures to hold. Opening ${fmtN(SESSIONS)} took ${formatNumber(median(big.map((r) => r.client.openSeconds)))} s; the server's peak RSS ${peakMb.toFixed(0)} MB; client CPU ${formatNumber(median(big.map((r) => r.client.clientCpuSeconds)))} s while stepping.`,
+      `Latency is send-to-reply as the client sees it; with every session in a closed loop it is ~sessions ÷ steps/s, so p50 grows with the session count by design — the tail (p99 ÷ p50) and steps/s are the figures to hold. The server's peak RSS ${peakMb.toFixed(0)} MB; client CPU ${formatNumber(median(big.map((r) => r.client.clientCpuSeconds)))} s while stepping.`,
       `Load average (1 min) when stepping started: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (${os.availableParallelism()} cores, shared).`,
       ...(firstErrors.length ? [`first errors: ${firstErrors.join(" | ")}`] : []),
     ],
