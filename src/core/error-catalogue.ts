@@ -450,6 +450,10 @@ export const ERROR_CATALOGUE = {
     meaning:
       "replaying a curriculum run's history drew another key than the one recorded (the sampler is not deterministic)",
   },
+  run_history_diverged: {
+    fault: "internal",
+    meaning: "a learner playing a resumed run's recorded trials again ended one otherwise than recorded",
+  },
   curriculum_history_gap: {
     fault: "internal",
     meaning: "a curriculum run's stored history misses an episode",

@@ -15,17 +15,16 @@
  */
 import { storedPolicy } from "../agents/learner-policies.ts";
 import type { ResolvedAgent } from "../agents/resolve.ts";
-import { INFRA_OUTCOMES, type TrialSpec } from "../core/contracts.ts";
+import type { TrialSpec } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import type { LearnerPolicy } from "../learners/policy.ts";
+import { isInfraOutcome, type RecordedTrial, replayForLearner } from "../runner/learner-replay.ts";
 import type { PolicyStore } from "../store/policies.ts";
 import { type RunSpecsOptions, runSpecs } from "./run-specs.ts";
 import type { CurriculumEpisodesTable } from "./store-tables.ts";
 
 /** What playing episodes again for the agent needs of the run (no store: nothing is recorded). */
 export type ReplayParts = Pick<RunSpecsOptions, "registry" | "environment" | "agent" | "signal">;
-
-const isInfra = (outcome: string) => (INFRA_OUTCOMES as readonly string[]).includes(outcome);
 
 /** The agent's part of a stored snapshot: its policy's hash (the policy is in the store). */
 export interface AgentCheckpoint {
@@ -80,10 +79,8 @@ export async function restoreAgent(
 }
 
 /** One recorded episode to play again: its spec as the run planned it, and the outcome it recorded. */
-export interface RecordedEpisode {
-  spec: TrialSpec;
+export interface RecordedEpisode extends RecordedTrial {
   trialId: string;
-  outcome: string;
 }
 
 /**
@@ -101,14 +98,17 @@ export async function replayForAgent(
         "curriculum_history_diverged",
         `curriculum run ${runId}: replaying trial ${e.trialId} for the learner planned ${e.spec.id}`,
       );
-    const [record] = await runSpecs([e.spec], opts);
-    if (!record) return; // aborted: the resume stops before its first episode
-    if (record.outcome !== e.outcome)
-      throw internalError(
-        "curriculum_history_diverged",
-        `curriculum run ${runId}: the learner replaying trial ${e.trialId} ended ${record.outcome}, the history says ${e.outcome} (the world or the agent is not deterministic)`,
-      );
   }
+  // aborted (no record): the resume stops before its first episode
+  await replayForLearner(
+    episodes,
+    async (spec) => (await runSpecs([spec], opts))[0],
+    (e, record) =>
+      internalError(
+        "curriculum_history_diverged",
+        `curriculum run ${runId}: the learner replaying trial ${e.spec.id} ended ${record.outcome}, the history says ${e.outcome} (the world or the agent is not deterministic)`,
+      ),
+  );
 }
 
 /**
@@ -134,7 +134,7 @@ export async function resumeAgent(
   const episodes: RecordedEpisode[] = [];
   let episode = 0;
   o.rows.forEach((row, i) => {
-    if (isInfra(row.outcome)) return;
+    if (isInfraOutcome(row.outcome)) return;
     episode++;
     if (i >= from)
       episodes.push({ spec: o.specOf(row, episode), trialId: row.trial_id, outcome: row.outcome });
@@ -154,6 +154,6 @@ export async function replayIfRecorded(
 ): Promise<void> {
   if (!replay.agent.ordered) return;
   const before = await store.getTrial(spec.id);
-  if (before && !isInfra(before.outcome))
+  if (before && !isInfraOutcome(before.outcome))
     await replayForAgent(runId, [{ spec, trialId: spec.id, outcome: before.outcome }], replay);
 }

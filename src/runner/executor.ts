@@ -1,7 +1,9 @@
 import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { bareWorld } from "../core/environment-factory.ts";
+import { internalError } from "../core/errors.ts";
 import { manifestRows, type TrialSummary } from "../core/trial-summary.ts";
 import { EnvironmentPool } from "./env-pool.ts";
+import { type RecordedTrial, replayForLearner } from "./learner-replay.ts";
 import { type PlannedTrialContext, runPlannedTrial } from "./planned-trial.ts";
 import { countTrial, newProgress, type Progress } from "./progress.ts";
 import type { ExperimentEntry, TrialRecorder } from "./recorder.ts";
@@ -20,6 +22,12 @@ export interface ExecuteOptions extends Omit<PlannedTrialContext, "pool"> {
   reuseEnvironments?: boolean;
   /** Stop starting new trials; what did not run stays `missing`. */
   signal?: AbortSignal;
+  /**
+   * An agent learns across the trials (a learner, trials one at a time in manifest order): before the
+   * rest run, it plays the trials already recorded again, in memory, so a resumed run continues with
+   * the policy it had (`replayForLearner`).
+   */
+  replayRecorded?: boolean;
   /** Each record, once handed to the recorder; `recorded` is false when the trial had a record already. */
   onTrial?: (record: TrialRecord, progress: Progress, recorded: boolean) => void;
 }
@@ -43,7 +51,7 @@ export interface ExecuteResult {
  * when the recorder or the scheduler fails (the error is rethrown; a resume runs what is missing).
  */
 export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const { recorder, scheduler, reuseEnvironments, signal, onTrial, ...context } = opts;
+  const { recorder, scheduler, reuseEnvironments, signal, onTrial, replayRecorded, ...context } = opts;
   const recordedBefore = await recorder.open(plan.experiment, plan.manifest);
   const todo = plan.manifest.filter((s) => !recordedBefore.has(s.id));
   const progress = newProgress(plan.manifest.length, recordedBefore.size);
@@ -67,6 +75,7 @@ export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): P
   const stopped = () => Boolean(signal?.aborted) || Boolean(recorder.lost);
   let handedOff = false;
   try {
+    if (replayRecorded && recordedBefore.size > 0) await relearn(plan, recordedBefore, recorder, context);
     handedOff = (await scheduler.run(todo, runOne, stopped)) === "handed_off";
     await recorder.flush();
   } catch (err) {
@@ -78,4 +87,29 @@ export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): P
   const interrupted = ranNow < todo.length && (await rows()).some((r) => r.outcome === "missing");
   await recorder.close(!interrupted ? "completed" : handedOff ? "handed_off" : "interrupted");
   return { recordedBefore, ranNow, interrupted, rows };
+}
+
+/** The learner plays the trials recorded before this run opened again, in manifest order, in memory. */
+async function relearn(
+  plan: ExperimentPlan,
+  recordedBefore: ReadonlySet<string>,
+  recorder: TrialRecorder,
+  context: PlannedTrialContext,
+): Promise<void> {
+  const outcomes = new Map<string, string>();
+  for (const s of await recorder.summaries()) outcomes.set(s.trialId, s.outcome);
+  const recorded: RecordedTrial[] = [];
+  for (const spec of plan.manifest) {
+    const outcome = outcomes.get(spec.id);
+    if (outcome !== undefined && recordedBefore.has(spec.id)) recorded.push({ spec, outcome });
+  }
+  await replayForLearner(
+    recorded,
+    (spec) => runPlannedTrial(spec, context),
+    (t, record) =>
+      internalError(
+        "run_history_diverged",
+        `${plan.experiment.id}: the learner playing recorded trial ${t.spec.id} again ended ${record.outcome}, the record says ${t.outcome} (the world or the agent is not deterministic)`,
+      ),
+  );
 }

@@ -126,6 +126,7 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     scheduler: poolScheduler(concurrency),
     startStates: new Map(),
     ...(opts.reuseEnvironments ? { reuseEnvironments: true } : {}),
+    ...(ordered ? { replayRecorded: true } : {}),
     ...(opts.checkCleanStart === false ? { checkCleanStart: false } : {}),
     ...(opts.checkAfterEnd === false ? { checkAfterEnd: false } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
