@@ -1,4 +1,5 @@
-import { ERROR_CATALOGUE, FAULT_MEANINGS, FAULTS, TOOL_ERRORS, WIRE_ERRORS } from "./error-catalogue.ts";
+import { ERROR_CATALOGUE, FAULT_MEANINGS, FAULTS, WIRE_ERRORS } from "./error-catalogue.ts";
+import { TOOL_ERRORS } from "./tool-error-catalogue.ts";
 
 function table(header: string[], rows: string[][]): string {
   const cell = (s: string) => s.replace(/\|/g, "\\|");

@@ -55,8 +55,6 @@ export type {
   ErrorEntry,
   Fault,
   FaultOf,
-  ToolErrorCode,
-  ToolErrorEntry,
   WireErrorCode,
   WireErrorEntry,
 } from "./error-catalogue.ts";
@@ -68,7 +66,6 @@ export {
   faultOf,
   isErrorCode,
   isWireErrorCode,
-  TOOL_ERRORS,
   WIRE_ERRORS,
 } from "./error-catalogue.ts";
 export { renderErrorDoc } from "./error-doc.ts";
@@ -104,6 +101,7 @@ export type { Job, SchedulerState } from "./scheduler.ts";
 export { Scheduler } from "./scheduler.ts";
 export type { ToolDef } from "./tool.ts";
 export { defineTool, parseToolArgs, toolDescriptor, toolError } from "./tool.ts";
+export { TOOL_ERRORS, type ToolErrorCode, type ToolErrorEntry } from "./tool-error-catalogue.ts";
 export type {
   DispatchRules,
   ToolWorldDefinition,

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { ToolDescriptor, ToolError, ToolResult } from "./contracts.ts";
-import type { ToolErrorCode } from "./error-catalogue.ts";
 import { fastCheckOf } from "./fast-args.ts";
 import type { JsonObject } from "./json.ts";
+import type { ToolErrorCode } from "./tool-error-catalogue.ts";
 
 /**
  * A typed tool: a zod schema for its one argument object, turned into JSON Schema for agents,

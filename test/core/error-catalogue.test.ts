@@ -13,15 +13,19 @@ import {
   ERROR_CATALOGUE,
   type ErrorCode,
   FAULTS,
-  TOOL_ERRORS,
   WIRE_ERRORS,
 } from "../../src/core/error-catalogue.ts";
 import { renderErrorDoc } from "../../src/core/error-doc.ts";
 import { configError, internalError, ProvingError } from "../../src/core/errors.ts";
+import { TOOL_ERRORS } from "../../src/core/tool-error-catalogue.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SRC = join(ROOT, "src");
-const CATALOGUE_FILES = new Set(["src/core/error-catalogue.ts", "src/core/error-doc.ts"]);
+const CATALOGUE_FILES = new Set([
+  "src/core/error-catalogue.ts",
+  "src/core/tool-error-catalogue.ts",
+  "src/core/error-doc.ts",
+]);
 const DOC = join(ROOT, "docs", "errors.md");
 
 /**
