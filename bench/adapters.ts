@@ -90,6 +90,18 @@ export async function adaptWsServer(mod: Mod, opts: BenchOptions): Promise<Bench
         target: { text: "≥ 0.6× echo", met: m >= 0.6 },
       });
     }
+    const cpu = obj(c.cpu);
+    const serveUs = num(cpu.serveUsPerStep);
+    const echoUs = num(cpu.echoUsPerStep);
+    if (serveUs !== undefined && echoUs !== undefined && echoUs > 0)
+      figures.push({
+        id: `ws_serve_cpu_per_step${idPart}_us`,
+        label: `server CPU per round trip, proving serve (${setup}; all rounds)`,
+        value: serveUs,
+        unit: "µs",
+        baseline: { label: `bare ws echo (${echoUs.toFixed(1)} µs)`, value: echoUs },
+        ratio: serveUs / echoUs,
+      });
   }
   if (loads.length)
     figures.push({

@@ -24,7 +24,7 @@ import type { TaskObservation } from "../src/core/contracts.ts";
 import { startServer, WsEpisodeClient, worldTarget } from "../src/serve/index.ts";
 import { deviceSupport } from "../src/worlds/index.ts";
 import { median } from "./measure.ts";
-import { spawnEchoServer, spawnProvingServe } from "./spawn-server.ts";
+import { cpuSecondsOf, spawnEchoServer, spawnProvingServe } from "./spawn-server.ts";
 
 export interface ThroughputFigure {
   clients: number;
@@ -48,6 +48,12 @@ export interface EchoComparison {
   roundRatios: number[];
   /** 1-minute load average before each round (the machine is shared). */
   loads: number[];
+  /**
+   * With the servers in processes of their own: each server's CPU time per round trip over all rounds
+   * (µs; from /proc, Linux only), and serve ÷ echo. Steadier than the rates under load: it does not
+   * count the time a process waited for a core.
+   */
+  cpu?: { echoUsPerStep: number; serveUsPerStep: number; ratio: number };
 }
 
 export interface WsBenchResult {
@@ -167,6 +173,7 @@ async function compareWithEcho(
   echoWsUrl: string,
   steps: number,
   rounds: number,
+  pids?: { serve: number; echo: number },
 ): Promise<EchoComparison> {
   const serve = await PingPong.open(serveWsUrl);
   const echo = await PingPong.open(echoWsUrl);
@@ -182,12 +189,27 @@ async function compareWithEcho(
     const echoMs: number[] = [];
     const serveMs: number[] = [];
     const loads: number[] = [];
+    const cpuOf = (pid: number | undefined) => (pid === undefined ? undefined : cpuSecondsOf(pid));
+    const cpu0 = { serve: cpuOf(pids?.serve), echo: cpuOf(pids?.echo) };
     // Which server goes first alternates too, so neither always follows the other.
     for (let r = 0; r < rounds; r++) {
       loads.push(os.loadavg()[0]);
       if (r % 2 === 0) echoMs.push(await echo.run(step, steps));
       serveMs.push(await serve.run(step, steps));
       if (r % 2 === 1) echoMs.push(await echo.run(step, steps));
+    }
+    const cpu1 = { serve: cpuOf(pids?.serve), echo: cpuOf(pids?.echo) };
+    let cpu: EchoComparison["cpu"];
+    if (
+      cpu0.serve !== undefined &&
+      cpu0.echo !== undefined &&
+      cpu1.serve !== undefined &&
+      cpu1.echo !== undefined
+    ) {
+      // The ping-pong client's warm-up steps are not counted: both totals cover rounds × steps.
+      const serveUs = ((cpu1.serve - cpu0.serve) / (rounds * steps)) * 1e6;
+      const echoUs = ((cpu1.echo - cpu0.echo) / (rounds * steps)) * 1e6;
+      if (echoUs > 0) cpu = { echoUsPerStep: echoUs, serveUsPerStep: serveUs, ratio: serveUs / echoUs };
     }
     const e = figure(1, steps, median(echoMs));
     const s = figure(1, steps, median(serveMs));
@@ -199,6 +221,7 @@ async function compareWithEcho(
       ratio: s.stepsPerSecond / e.stepsPerSecond,
       roundRatios: serveMs.map((ms, i) => echoMs[i] / ms),
       loads,
+      ...(cpu ? { cpu } : {}),
     };
   } finally {
     echo.close();
@@ -222,7 +245,7 @@ async function compareAcrossProcesses(steps: number, rounds: number): Promise<Ec
   try {
     const serve = await spawnProvingServe(deviceSupport.id);
     try {
-      return await compareWithEcho(serve.url, echo.url, steps, rounds);
+      return await compareWithEcho(serve.url, echo.url, steps, rounds, { serve: serve.pid, echo: echo.pid });
     } finally {
       await serve.stop();
     }
@@ -292,6 +315,11 @@ function vsEchoLines(setup: string, c: EchoComparison): string[] {
     `same ping-pong client, ${setup}, median of ${c.rounds} alternating rounds:`,
     `${"  bare ws echo server".padEnd(28)} ${c.echo.stepsPerSecond.toFixed(0).padStart(8)} steps/s  (the limit)`,
     `${"  proving serve".padEnd(28)} ${c.serve.stepsPerSecond.toFixed(0).padStart(8)} steps/s  ×${c.ratio.toFixed(3)} of the echo server (ratio of medians)`,
+    ...(c.cpu
+      ? [
+          `${"  server CPU per round trip".padEnd(28)} serve ${c.cpu.serveUsPerStep.toFixed(1)} µs ÷ echo ${c.cpu.echoUsPerStep.toFixed(1)} µs = ×${c.cpu.ratio.toFixed(2)}`,
+        ]
+      : []),
     `${"  serve ÷ echo, per round".padEnd(28)} ×${median(c.roundRatios).toFixed(3)} median (×${Math.min(...c.roundRatios).toFixed(2)}–${Math.max(...c.roundRatios).toFixed(2)}; target ≥ 0.6), load ${Math.min(...c.loads).toFixed(1)}–${Math.max(...c.loads).toFixed(1)}`,
   ];
 }
