@@ -3,25 +3,14 @@
  * run here, starting one on a free loopback port, and auditing one with `proving audit URL --json`.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { parseJson, REPO_ROOT, runCli } from "../support/cli.ts";
 
 /** The guess server (`--defect none|leak|shortcut|reset`, `--typed`, `--no-mcp-route`, `--max-sessions N`). */
 export const GUESS_SERVER = path.join(REPO_ROOT, "test/serve/fixtures/openenv/guess_server.py");
 
-function hasPython(): boolean {
-  try {
-    execFileSync("python3", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A `describe`/`test` skip: the reason when python3 is missing (never on CI, where it must be there). */
-export const skipWithoutPython: string | false =
-  !hasPython() && process.env.CI !== "true" ? "python3 is not installed" : false;
+export { skipWithoutPython } from "../support/python.ts";
 
 /**
  * Starts a fixture server on a free loopback port (it binds port 0 and prints `listening on URL`);

@@ -4,26 +4,18 @@
  * calls and error shape. Under CI a missing python3 fails the test instead of skipping it.
  */
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type RunningServer, startServer, worldTarget } from "../../src/serve/index.ts";
 import { deviceSupport } from "../../src/worlds/index.ts";
+import { skipWithoutPython } from "../support/python.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLIENT_DIR = join(ROOT, "clients", "python");
 
-function hasPython(): boolean {
-  try {
-    execFileSync("python3", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const python = hasPython();
-const skip = !python && process.env.CI !== "true" ? "python3 is not installed" : false;
+const skip = skipWithoutPython;
 
 /** docs/serving.md's one ```python block. */
 function readmeSnippet(): string {
