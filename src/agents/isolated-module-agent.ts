@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
@@ -16,6 +15,7 @@ import { TrialEnd } from "../core/trial-end.ts";
 import { agentEnvironment } from "./cmd/child-env.ts";
 import { PrivateDir } from "./cmd/private-dir.ts";
 import { sandboxCommand } from "./cmd/sandbox.ts";
+import { ownedTempDir } from "./owned-temp-dir.ts";
 
 /** An agent module as its process loads it: the file to import and the files it may read. */
 export interface PreparedModule {
@@ -55,7 +55,7 @@ export async function prepareModule(file: string): Promise<PreparedModule> {
       const result = await build({ ...common, write: false, packages: "external" });
       return { entry: file, files: inputs(result.metafile), dispose() {} };
     }
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-agent-build-"));
+    const dir = ownedTempDir("proving-agent-build-");
     const entry = path.join(dir, "agent.mjs");
     const result = await build({
       ...common,

@@ -1,16 +1,18 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ownedTempDir } from "../owned-temp-dir.ts";
 
 /**
  * An empty directory of the episode's own (the program's working directory and `HOME`), made when
- * the program starts and removed, with whatever it wrote there, when the trial ends.
+ * the program starts and removed, with whatever it wrote there, when the trial ends (one a killed
+ * process left is removed by the next process that makes one: `ownedTempDir`).
  */
 export class PrivateDir {
   readonly path: string;
 
   constructor(parent: string = os.tmpdir()) {
-    this.path = fs.mkdtempSync(path.join(parent, "proving-agent-"));
+    this.path = ownedTempDir("proving-agent-", parent);
   }
 
   remove(): void {
