@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { findBwrap } from "../../src/agents/cmd/sandbox.ts";
 import type { TrialRecord, TrialSpec } from "../../src/core/contracts.ts";
 import { defaultGym } from "../../src/gym/default-gym.ts";
@@ -64,6 +64,7 @@ const SECRETS = { OPENAI_API_KEY: "sk-secret", ANTHROPIC_API_KEY: "ant-secret", 
 
 describe("cmd-jsonl: agents are isolated", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-sandbox-test-"));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const store = path.join(dir, "proving.db");
   fs.writeFileSync(store, "other trials' records");
   const checkout = path.join(REPO_ROOT, "package.json");

@@ -60,8 +60,9 @@ describe("proving audit: planted defects (issue 27)", () => {
       assert.ok((gym.world(id).hiddenParams ?? []).length > 0, id);
   });
 
-  test("proving audit exits 1 on every planted defect from a plugin and 0 on the clean control", async () => {
+  test("proving audit exits 1 on every planted defect from a plugin and 0 on the clean control", async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-planted-"));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const plugin = path.join(dir, "plugin.mts");
     const helper = path.join(REPO_ROOT, "test/audit/broken-worlds.ts");
     const breaks = [...planted.map(([b]) => b), "answer-tool-clean" as Break];

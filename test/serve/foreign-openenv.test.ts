@@ -28,9 +28,11 @@ function startServer(defect: string, ...more: string[]): Promise<string> {
 }
 
 describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
-  const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "proving-foreign-")), "store.db");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-foreign-"));
+  const store = path.join(dir, "store.db");
   after(() => {
     for (const child of started) child.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test("proving run --remote plays a foreign server with a module agent, reward-judged", async () => {
