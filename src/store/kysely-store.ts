@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely } from "kysely";
 import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
@@ -13,6 +13,7 @@ import {
   updateAttempt,
 } from "./attempts.ts";
 import { chunks, ID_CHUNK, rowsPerInsert } from "./batching.ts";
+import { checkExperimentId, checkStatus, toExperiment } from "./experiment-rows.ts";
 import {
   dropLease,
   type ExperimentLease,
@@ -32,7 +33,7 @@ import {
 } from "./policies.ts";
 import { sealExperiment, signRows, verifyExperimentRecords } from "./record-integrity.ts";
 import type { RecordVerification } from "./record-verification.ts";
-import type { ExperimentsTable, StoreDatabase } from "./schema.ts";
+import type { StoreDatabase } from "./schema.ts";
 import type {
   CreateExperimentOptions,
   Experiment,
@@ -44,7 +45,6 @@ import type {
   TrialFilter,
   TrialSummary,
 } from "./store.ts";
-import { EXPERIMENT_STATUSES } from "./store.ts";
 import { type StoreDialect, writeTransaction } from "./store-dialect.ts";
 import { toStoreError, unknownExperiment } from "./store-errors.ts";
 import { filterTrials, type PageCursor, readTrialPage } from "./trial-page.ts";
@@ -79,38 +79,6 @@ export interface KyselyStoreOptions {
    * store never signed.
    */
   keyFile?: string;
-}
-
-const EXPERIMENT_ID_MAX = 200;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-
-function toExperiment(row: Selectable<ExperimentsTable>): Experiment {
-  return {
-    id: row.id,
-    schemaVersion: 1,
-    createdAt: row.created_at,
-    config: JSON.parse(row.config),
-    status: row.status as ExperimentStatus,
-  };
-}
-
-function checkExperimentId(id: unknown): asserts id is string {
-  if (typeof id !== "string" || id === "" || id.length > EXPERIMENT_ID_MAX || CONTROL_CHARS.test(id)) {
-    throw new ProvingError(
-      "invalid_experiment_id",
-      `invalid experiment id ${JSON.stringify(id)}: want 1-${EXPERIMENT_ID_MAX} printable characters`,
-    );
-  }
-}
-
-function checkStatus(status: unknown): asserts status is ExperimentStatus {
-  if (!(EXPERIMENT_STATUSES as readonly unknown[]).includes(status)) {
-    throw new ProvingError(
-      "invalid_experiment_status",
-      `invalid experiment status ${JSON.stringify(status)}: want one of ${EXPERIMENT_STATUSES.join(", ")}`,
-    );
-  }
 }
 
 function manifestConflict(message: string, details?: unknown): ProvingError {
