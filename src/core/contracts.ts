@@ -370,6 +370,11 @@ export type Outcome = (typeof OUTCOMES)[number];
  */
 export const INFRA_OUTCOMES: readonly Outcome[] = ["infra_error", "contaminated", "missing"];
 
+/** Whether an outcome is one of `INFRA_OUTCOMES` (the attempt says nothing about the agent). */
+export function isInfraOutcome(outcome: string): boolean {
+  return (INFRA_OUTCOMES as readonly string[]).includes(outcome);
+}
+
 export interface Budget {
   maxSteps: number;
   maxVirtualSeconds?: number;

@@ -45,7 +45,7 @@ export type {
   Verdict,
   Violation,
 } from "./contracts.ts";
-export { MAX_ADMISSIBLE_ACTIONS, OUTCOMES } from "./contracts.ts";
+export { isInfraOutcome, MAX_ADMISSIBLE_ACTIONS, OUTCOMES } from "./contracts.ts";
 export type { Effect } from "./effect-log.ts";
 export { EffectLog } from "./effect-log.ts";
 export { bareWorld, type EnvironmentFactory } from "./environment-factory.ts";

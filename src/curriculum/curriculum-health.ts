@@ -1,4 +1,4 @@
-import type { CurriculumEpisode, CurriculumEvaluation } from "./curriculum-run.ts";
+import type { CurriculumEpisode, CurriculumEvaluation } from "./curriculum-records.ts";
 import { addProcess, type ProcessSummary } from "./process-feedback.ts";
 
 /** One window of episodes: each family's share of the episodes, mean difficulty and pass rate. */

@@ -1,5 +1,5 @@
 import type { ResolvedAgent } from "../agents/resolve.ts";
-import { type Budget, INFRA_OUTCOMES, type TrialRecord, type TrialSpec } from "../core/contracts.ts";
+import { type Budget, isInfraOutcome, type TrialSpec } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -8,20 +8,27 @@ import type { Store } from "../store/store.ts";
 import { DEFAULT_STRATEGY } from "./create-sampler.ts";
 import { Curriculum, type CurriculumSnapshot } from "./curriculum.ts";
 import type { CurriculumGym } from "./curriculum-gym.ts";
+import {
+  attemptOf,
+  type CurriculumEpisode,
+  type CurriculumEvaluation,
+  type CurriculumInfraAttempt,
+  episodeOf,
+  evaluationOf,
+  generationOf,
+  isInfraRow,
+  keyOfRow,
+} from "./curriculum-records.ts";
 import type { DifficultyOptions } from "./difficulty-controller.ts";
 import { type CurriculumHistory, MemoryHistory } from "./history.ts";
 import { type HorizonStage, horizonSchedule } from "./horizon-schedule.ts";
 import { checkpointAgent, pruneCheckpoints, replayIfRecorded, resumeAgent } from "./learner-checkpoint.ts";
-import { type ProcessSummary, summarizeProcess } from "./process-feedback.ts";
+import { summarizeProcess } from "./process-feedback.ts";
 import { heldoutManifest, regressionManifest, type TaskManifest } from "./regression-manifest.ts";
 import { runSpecs } from "./run-specs.ts";
 import type { SplitFile } from "./split-file.ts";
 import { plannedSpecs } from "./split-specs.ts";
-import type {
-  CurriculumEpisodesTable,
-  CurriculumEvaluationsTable,
-  CurriculumTasksTable,
-} from "./store-tables.ts";
+import type { CurriculumEpisodesTable, CurriculumTasksTable } from "./store-tables.ts";
 import { type TaskKey, taskKeyId } from "./task-key.ts";
 import { fillPool, type PoolOptions, poolRequests, poolSeeds } from "./task-pool.ts";
 
@@ -51,53 +58,6 @@ export interface CurriculumRunConfig {
    * episodes cycle through their key's pooled seeds. Absent: tasks are generated at trial time.
    */
   pool?: PoolOptions;
-}
-
-/** The generation record of an episode's task: enough to regenerate and compare it. */
-export interface GenerationRecord {
-  template: string;
-  seed: number;
-  params: JsonObject;
-  ranges: JsonObject;
-  contentHash: string;
-  tags: string[];
-  acceptance: { verifier: string; checks: string[] };
-}
-
-export interface CurriculumEpisode {
-  index: number;
-  world: string;
-  variant?: string;
-  family: string;
-  difficulty: number;
-  split: "dynamic";
-  seed: number;
-  trial: string;
-  outcome: string;
-  passed: boolean;
-  process: ProcessSummary;
-  generation: GenerationRecord;
-}
-
-/**
- * An attempt at an episode that ended with an infrastructure outcome (`infra_error`, `contaminated`,
- * `missing`): recorded, counted apart, never fed to the sampler or the difficulty; the episode was
- * retried with the same key and seed. `index` is the episode it attempted, `attempt` its row.
- */
-export interface CurriculumInfraAttempt extends CurriculumEpisode {
-  attempt: number;
-}
-
-export interface CurriculumEvaluation {
-  after_episode: number;
-  /** The split's tasks (the manifest's size). */
-  planned: number;
-  passed: number;
-  /** Tasks that ended with an infrastructure outcome: counted apart, out of the pass rate. */
-  infra?: number;
-  manifest_hash: string;
-  /** Each task's final trial; `retried`: how often it was re-run after an infrastructure outcome. */
-  tasks: { key: string; seed: number; trial: string; outcome: string; passed: boolean; retried?: number }[];
 }
 
 export interface CurriculumResult {
@@ -189,78 +149,6 @@ function curriculumOf(config: CurriculumRunConfig, gym: CurriculumGym): Curricul
     seed: config.seed,
     difficulty: config.difficulty,
   });
-}
-
-/** An attempt whose outcome says nothing about the agent (`INFRA_OUTCOMES`). */
-export function isInfraOutcome(outcome: string): boolean {
-  return (INFRA_OUTCOMES as readonly string[]).includes(outcome);
-}
-
-function isInfraRow(row: CurriculumEpisodesTable): boolean {
-  return isInfraOutcome(row.outcome);
-}
-
-/** The task key a stored episode row was drawn for. */
-export function keyOfRow(row: CurriculumEpisodesTable): TaskKey {
-  return {
-    world: row.world,
-    ...(row.variant_id ? { variant: row.variant_id } : {}),
-    family: row.family,
-    difficulty: row.difficulty,
-  };
-}
-
-/** An infrastructure attempt of episode `index` (stored as row `attempt`). */
-function attemptOf(row: CurriculumEpisodesTable, index: number): CurriculumInfraAttempt {
-  return { ...episodeOf(row, index), attempt: row.idx };
-}
-
-/** A stored row as episode number `index` (infrastructure attempts are not counted as episodes). */
-function episodeOf(row: CurriculumEpisodesTable, index: number): CurriculumEpisode {
-  return {
-    index,
-    world: row.world,
-    ...(row.variant_id ? { variant: row.variant_id } : {}),
-    family: row.family,
-    difficulty: row.difficulty,
-    split: "dynamic",
-    seed: row.seed,
-    trial: row.trial_id,
-    outcome: row.outcome,
-    passed: row.passed === 1,
-    process: JSON.parse(row.process),
-    generation: JSON.parse(row.generation),
-  };
-}
-
-function evaluationOf(row: CurriculumEvaluationsTable): CurriculumEvaluation {
-  const tasks: CurriculumEvaluation["tasks"] = JSON.parse(row.tasks);
-  const infra = tasks.filter((t) => isInfraOutcome(t.outcome)).length;
-  return {
-    after_episode: row.after_episode,
-    planned: row.planned,
-    passed: row.passed,
-    ...(infra ? { infra } : {}),
-    manifest_hash: row.manifest_hash,
-    tasks,
-  };
-}
-
-/** The generation record of an episode's trial (its task's template, seed, params, content hash, checks). */
-export function generationOf(record: TrialRecord, verifier: string): GenerationRecord {
-  const t = record.task;
-  return {
-    template: t?.generator?.template ?? "",
-    seed: record.spec.seed,
-    params: t?.params ?? {},
-    ranges: t?.generator?.ranges ?? {},
-    contentHash: t?.generator?.contentHash ?? "",
-    tags: t?.tags ?? [],
-    acceptance: {
-      verifier: record.verdict?.verifier ?? verifier,
-      checks: (record.verdict?.checks ?? []).map((c) => c.name),
-    },
-  };
 }
 
 /**

@@ -24,15 +24,17 @@ export {
   processByKey,
   regressionInstability,
 } from "./curriculum-health.ts";
+export type {
+  CurriculumEpisode,
+  CurriculumEvaluation,
+  CurriculumInfraAttempt,
+  GenerationRecord,
+} from "./curriculum-records.ts";
 export {
-  type CurriculumEpisode,
-  type CurriculumEvaluation,
-  type CurriculumInfraAttempt,
   type CurriculumResult,
   type CurriculumRunConfig,
   type CurriculumRunOptions,
   curriculumConfig,
-  type GenerationRecord,
   readCurriculum,
   runCurriculum,
 } from "./curriculum-run.ts";

@@ -15,10 +15,10 @@
  */
 import { storedPolicy } from "../agents/learner-policies.ts";
 import type { ResolvedAgent } from "../agents/resolve.ts";
-import type { TrialSpec } from "../core/contracts.ts";
+import { isInfraOutcome, type TrialSpec } from "../core/contracts.ts";
 import { configError, internalError } from "../core/errors.ts";
 import type { LearnerPolicy } from "../learners/policy.ts";
-import { isInfraOutcome, type RecordedTrial, replayForLearner } from "../runner/learner-replay.ts";
+import { type RecordedTrial, replayForLearner } from "../runner/learner-replay.ts";
 import type { PolicyStore } from "../store/policies.ts";
 import { type RunSpecsOptions, runSpecs } from "./run-specs.ts";
 import type { CurriculumEpisodesTable } from "./store-tables.ts";
@@ -154,6 +154,6 @@ export async function replayIfRecorded(
 ): Promise<void> {
   if (!replay.agent.ordered) return;
   const before = await store.getTrial(spec.id);
-  if (before && !isInfraOutcome(before.outcome))
-    await replayForAgent(runId, [{ spec, trialId: spec.id, outcome: before.outcome }], replay);
+  // an infrastructure outcome taught nothing: replayForLearner leaves it out
+  if (before) await replayForAgent(runId, [{ spec, trialId: spec.id, outcome: before.outcome }], replay);
 }

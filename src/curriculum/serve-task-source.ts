@@ -11,7 +11,7 @@
  * member settled: all passed or all failed counts once (DAPO's dynamic sampling: such a group has no
  * advantage to learn from), a mixed group counts each member.
  */
-import type { TrialRecord } from "../core/contracts.ts";
+import { isInfraOutcome, type TrialRecord } from "../core/contracts.ts";
 import { configError, errorMessage, internalError, ProvingError } from "../core/errors.ts";
 import { canonicalJson, hashString } from "../core/hash.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -20,7 +20,8 @@ import { type ResetParams, ServeError } from "../serve/protocol.ts";
 import type { SourcedTask, TaskSource } from "../serve/task-source.ts";
 import { Curriculum, type CurriculumSnapshot } from "./curriculum.ts";
 import type { GymWorlds } from "./curriculum-gym.ts";
-import { curriculumConfig, generationOf, isInfraOutcome, keyOfRow } from "./curriculum-run.ts";
+import { generationOf, keyOfRow } from "./curriculum-records.ts";
+import { curriculumConfig } from "./curriculum-run.ts";
 import type { DifficultyOptions } from "./difficulty-controller.ts";
 import { informative } from "./dynamic-sampling.ts";
 import type { CurriculumHistory } from "./history.ts";

@@ -15,7 +15,7 @@ import type {
   Observation,
   TrialRecordSummary,
 } from "../core/contracts.ts";
-import { INFRA_OUTCOMES } from "../core/contracts.ts";
+import { isInfraOutcome } from "../core/contracts.ts";
 import { ProvingError } from "../core/errors.ts";
 import { cloneJson, type JsonObject } from "../core/json.ts";
 import { Rng } from "../core/rng.ts";
@@ -178,7 +178,7 @@ export class LearnerSession implements AgentSession {
   async end(record: TrialRecordSummary): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    if (INFRA_OUTCOMES.includes(record.outcome)) return;
+    if (isInfraOutcome(record.outcome)) return;
     this.learner.learnFromEpisode({ steps: this.steps }, record.outcome === "passed" ? 1 : 0);
   }
 }

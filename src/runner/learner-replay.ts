@@ -1,4 +1,4 @@
-import { INFRA_OUTCOMES, type TrialRecord, type TrialSpec } from "../core/contracts.ts";
+import { isInfraOutcome, type TrialRecord, type TrialSpec } from "../core/contracts.ts";
 import type { ProvingError } from "../core/errors.ts";
 
 /** A recorded trial an agent that learns plays again: its spec as planned, and the outcome recorded. */
@@ -6,10 +6,6 @@ export interface RecordedTrial {
   spec: TrialSpec;
   outcome: string;
 }
-
-/** Whether an outcome is the infrastructure's (the trial taught a learner nothing). */
-export const isInfraOutcome = (outcome: string): boolean =>
-  (INFRA_OUTCOMES as readonly string[]).includes(outcome);
 
 /**
  * Plays recorded trials again for an agent that learns across trials, in their order and in memory

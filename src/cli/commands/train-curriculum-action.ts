@@ -4,7 +4,7 @@
  * tables and experiments), then `compareStrategies` over the stored histories, printed as a table or
  * as JSON, and optionally the HTML report with the learning-curves section.
  */
-import { INFRA_OUTCOMES } from "../../core/contracts.ts";
+import { isInfraOutcome } from "../../core/contracts.ts";
 import { configError } from "../../core/errors.ts";
 import type { WorldDefinition } from "../../core/registry.ts";
 import {
@@ -90,7 +90,7 @@ export function trainingSplit(world: WorldDefinition, heldout: readonly string[]
 function evaluationPoint(e: CurriculumEvaluation): EvaluationPoint {
   const families: Record<string, { passed: number; counted: number }> = {};
   for (const t of e.tasks) {
-    if ((INFRA_OUTCOMES as readonly string[]).includes(t.outcome)) continue;
+    if (isInfraOutcome(t.outcome)) continue;
     // a task key is `world/family/dN`
     const family = t.key.split("/").slice(-2)[0];
     const f = families[family] ?? { passed: 0, counted: 0 };

@@ -6,7 +6,7 @@ import {
   type HealthOptions,
   processByKey,
 } from "../../curriculum/curriculum-health.ts";
-import type { CurriculumEpisode, CurriculumEvaluation } from "../../curriculum/curriculum-run.ts";
+import type { CurriculumEpisode, CurriculumEvaluation } from "../../curriculum/curriculum-records.ts";
 import { escapeHtml as e } from "./escape.ts";
 
 const PALETTE = [
