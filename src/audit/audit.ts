@@ -92,6 +92,8 @@ export interface AuditOptions {
   maxActionBytes?: number;
   maxStringLength?: number;
   maxDepth?: number;
+  /** Which error codes answer a bad call (`CheckOptions.badCallCodes`; default `"ours"`, `"any"` for a foreign server). */
+  badCallCodes?: "ours" | "any";
   /** Called for each environment the audit is done with (a remote one: `env.close()`). */
   dispose?: (env: Environment) => void | Promise<void>;
 }
@@ -143,7 +145,10 @@ function fromChecker(id: AuditCheckId, results: CheckResult[]): AuditFinding {
     id,
     title: TITLES[id],
     status: "passed",
-    evidence: passed.map((r) => r.name).slice(0, MAX_EVIDENCE),
+    // with what the check noted beyond its coverage (the codes a foreign server answered with, ...)
+    evidence: passed
+      .map((r) => (r.details.length > 1 ? `${r.name}: ${r.details.slice(1).join("; ")}` : r.name))
+      .slice(0, MAX_EVIDENCE),
   };
 }
 

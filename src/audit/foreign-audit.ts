@@ -42,7 +42,13 @@ export interface ForeignAuditOptions extends Omit<AuditOptions, "environment" | 
 
 /** Audits a foreign server; never throws for what the server does (it fails the check instead). */
 export async function auditForeign(opts: ForeignAuditOptions): Promise<AuditReport> {
-  const report = await auditEnvironment({ ...opts, difficulties: opts.difficulties ?? [1] });
+  // its error codes are its own (OpenEnv's MCP tools answer a pydantic validation error as
+  // `execution_error`): bad input must get a coded answer, whatever the code
+  const report = await auditEnvironment({
+    ...opts,
+    difficulties: opts.difficulties ?? [1],
+    badCallCodes: opts.badCallCodes ?? "any",
+  });
   const findings = report.findings.map((f): AuditFinding => {
     const why = NO_POLICY[f.id];
     return why && f.status !== "passed" ? { ...f, status: "not_checkable", evidence: [why] } : f;

@@ -194,12 +194,17 @@ function typed(action: JsonObject): JsonObject {
   return { ...action, properties };
 }
 
-/** The text an agent reads as the task: the observation's instruction or prompt, else all of it. */
+/**
+ * The text an agent reads as the task: the observation's instruction or prompt, else all of it
+ * (nothing for an empty one: OpenEnv's echo env resets to `{}`).
+ */
 function instructionOf(observation: JsonValue): string {
-  if (isObject(observation))
+  if (isObject(observation)) {
     for (const key of ["instruction", "prompt", "task", "question", "goal"])
       if (typeof observation[key] === "string") return observation[key] as string;
-  return JSON.stringify(observation);
+    if (Object.keys(observation).length === 0) return "";
+  }
+  return observation === null ? "" : JSON.stringify(observation);
 }
 
 /**

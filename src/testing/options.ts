@@ -76,6 +76,14 @@ export interface CheckOptions {
   maxStringLength?: number;
   maxDepth?: number;
   /**
+   * Which error codes answer a bad call in the `bad-input` check. `"ours"` (default): the Environment
+   * contract's `invalid_argument`, not retryable, with a message naming the field. `"any"`: an
+   * environment whose error codes are its own (a foreign OpenEnv server, whose MCP tools answer a
+   * pydantic validation failure as `execution_error`): any coded error answer counts, and the check's
+   * details count the codes it got.
+   */
+  badCallCodes?: "ours" | "any";
+  /**
    * Called once for each environment the checker built itself, when it is done with it (a remote
    * environment holds a server session until its episode ends: `(env) => env.close()`).
    */

@@ -59,6 +59,7 @@ export class Subject {
   readonly maxActionBytes: number;
   readonly maxStringLength: number;
   readonly maxDepth: number;
+  readonly badCallCodes: "ours" | "any";
   readonly expectBackgroundJobs: boolean;
   readonly randomEpisodes: number;
   readonly signalSeeds: number;
@@ -117,6 +118,7 @@ export class Subject {
     this.maxActionBytes = opts.maxActionBytes ?? Number.POSITIVE_INFINITY;
     this.maxStringLength = opts.maxStringLength ?? Number.POSITIVE_INFINITY;
     this.maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
+    this.badCallCodes = opts.badCallCodes ?? "ours";
     this.expectBackgroundJobs = opts.expectBackgroundJobs ?? false;
     this.randomEpisodes = opts.randomEpisodes ?? PRESETS.audit.randomEpisodes;
     this.signalSeeds = opts.signalSeeds ?? PRESETS.audit.signalSeeds;

@@ -55,6 +55,30 @@ describe("proving audit", () => {
     });
   }
 
+  test("bad calls answered with a world's own codes: failed for our contract, passed with badCallCodes any", async () => {
+    const world = vaultWorld("own-codes");
+    const restore = createGym({ worlds: [world] }).registry;
+    const ours = await auditEnvironment({ ...quick, world, restore });
+    assert.deepEqual(failed(ours), ["bad-input-coded"]);
+    assert.match(
+      ours.findings.find((f) => f.id === "bad-input-coded")!.evidence.join("\n"),
+      /execution_error/,
+    );
+    const any = await auditEnvironment({ ...quick, world, restore, badCallCodes: "any" });
+    assert.deepEqual(failed(any), [], JSON.stringify(any.findings, null, 1));
+    const evidence = any.findings.find((f) => f.id === "bad-input-coded")!.evidence.join("\n");
+    assert.match(evidence, /answered with codes: execution_error ×\d+/);
+    // a throw is never a coded answer, whatever codes the world may use
+    const crashing = vaultWorld("crashing-tool");
+    const thrown = await auditEnvironment({
+      ...quick,
+      world: crashing,
+      restore: createGym({ worlds: [crashing] }).registry,
+      badCallCodes: "any",
+    });
+    assert.ok(failed(thrown).includes("bad-input-coded"), failed(thrown).join());
+  });
+
   test("the audit is deterministic: the same target twice gives the same report", async () => {
     assert.deepEqual(await audit("none"), await audit("none"));
   });

@@ -41,6 +41,8 @@ export type Break =
   | "nondeterministic-verifier"
   | "leaky-reset"
   | "crashing-tool"
+  // not broken: answers bad calls with codes of its own (a foreign server's `execution_error`)
+  | "own-codes"
   | "leaky-tool"
   // planted defects of issue 27: what the audit missed
   | "leaky-short"
@@ -227,6 +229,7 @@ export function vaultWorld(broken: Break = "none"): WorldDefinition {
   if (broken === "throws-on-valid") return { ...world, create: () => new ThrowsOnValid(def.create()) };
   if (broken === "leaky-reset") return { ...world, create: () => new LeakyReset(def.create()) };
   if (broken === "crashing-tool") return { ...world, create: () => new CrashOnBadInput(def.create()) };
+  if (broken === "own-codes") return { ...world, create: () => new OwnCodes(def.create()) };
   return world;
 }
 
@@ -275,6 +278,20 @@ class CrashOnBadInput extends Wrapper {
     if (action?.tool === "inc" && by !== undefined && typeof by !== "number")
       throw new TypeError(`by.toFixed is not a function`);
     return this.inner.step(action);
+  }
+}
+
+/**
+ * Bad calls answered with a code of its own instead of `invalid_argument`, as an OpenEnv MCP server
+ * answers a pydantic validation failure (`execution_error`).
+ */
+class OwnCodes extends Wrapper {
+  override async step(action: Action) {
+    const r = await this.inner.step(action);
+    const obs = r.observation;
+    if (obs.kind === "tool_result" && !obs.result.ok && obs.result.error.code === "invalid_argument")
+      obs.result.error = { ...obs.result.error, code: "execution_error" };
+    return r;
   }
 }
 

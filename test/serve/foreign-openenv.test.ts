@@ -102,6 +102,8 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
       "session-isolation",
     ])
       assert.equal(findings[id]?.status, "passed", `${id}: ${JSON.stringify(findings[id])}`);
+    // a wrong-typed argument is answered as OpenEnv's MCP servers do (execution_error): a coded answer
+    assert.match(findings["bad-input-coded"]?.evidence.join("\n") ?? "", /execution_error ×\d+/);
     for (const id of ["known-good-solves", "learning-signal", "reset-clean"]) {
       assert.equal(findings[id]?.status, "not_checkable", id);
       assert.ok((findings[id]?.evidence[0] ?? "").length > 0, `${id} gives its reason`);

@@ -46,7 +46,11 @@ interface Tally {
   skipped: number;
   /** Refused by the transport as past its limits (undeclared ones), before the world saw them. */
   transport: number;
+  /** Answers by error code, counted where the environment's codes are its own (`badCallCodes: "any"`). */
+  codes: Map<string, number>;
 }
+
+const newTally = (): Tally => ({ layered: 0, refused: 0, skipped: 0, transport: 0, codes: new Map() });
 
 /**
  * One bad call: it must not throw and must answer a well-formed, plain-JSON `tool_result` observation
@@ -86,14 +90,20 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
 /**
  * Judges a bad call's answer: `invalid_argument`, not retryable, with a message (naming `field` when
  * given) — unless a harness layer refused the call before the world could check it (a rate limit
- * counts bad calls too), which `tally` counts.
+ * counts bad calls too), which `tally` counts. With `codes: "any"` (an environment whose codes are its
+ * own) any coded answer with a message counts, and `tally` counts the codes.
  */
-function judge(s: Scope, taken: Taken, tally: Tally, field?: string): void {
+function judge(s: Scope, taken: Taken, tally: Tally, codes: "ours" | "any", field?: string): void {
   if (taken.kind === "refused") tally.refused++;
   if (taken.kind === "transport") tally.transport++;
   if (taken.kind === "accepted") s.fail("accepted malformed arguments");
   if (taken.kind !== "answered") return;
   const e = taken.error;
+  if (codes === "any") {
+    if (typeof e.code === "string") tally.codes.set(e.code, (tally.codes.get(e.code) ?? 0) + 1);
+    s.expect(typeof e.message === "string" && e.message.length > 0, "empty message");
+    return;
+  }
   if (taken.byLayer && e.code !== "invalid_argument") {
     tally.layered++;
     return;
@@ -116,6 +126,8 @@ function noteTally(run: CheckRun, tally: Tally): void {
     );
   if (tally.transport > 0)
     run.note(`${tally.transport} refused by the transport as past its limits, before the world saw them`);
+  if (tally.codes.size > 0)
+    run.note(`answered with codes: ${[...tally.codes].map(([code, n]) => `${code} ×${n}`).join(", ")}`);
 }
 
 /** Schema-valid edge values per tool (an empty string, a lone `%`, unicode, huge numbers, ...). */
@@ -212,7 +224,7 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
     async run(run) {
       if (!first) return;
       const rng = Rng.seeded(n, `malformed/${tool.name}`);
-      const tally: Tally = { layered: 0, refused: 0, skipped: 0, transport: 0 };
+      const tally = newTally();
       let current: { env: Environment; pool: string[]; from: number } | undefined;
       let sent = 0;
       for (let tries = 0; sent < n; tries++) {
@@ -235,7 +247,7 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
         const env = current.env;
         const refusedBefore = tally.transport;
         await run.scope(`${tool.name} case ${sent} (${c.how.join(", ")})`, async (s: Scope) =>
-          judge(s, await takeBadCall(s, env, action), tally, c.field),
+          judge(s, await takeBadCall(s, env, action), tally, subject.badCallCodes, c.field),
         );
         if (tally.transport > refusedBefore) {
           // the transport may have dropped the session with the request (WebSocket close 1009)
@@ -265,11 +277,11 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
       async run(run) {
         if (!first) return;
         const { env } = await episode(first);
-        const tally: Tally = { layered: 0, refused: 0, skipped: 0, transport: 0 };
+        const tally = newTally();
         for (const [i, name] of names.entries()) {
           const action: Action = { tool: name, args: {}, callId: `u${i}` };
           await run.scope(`tool "${name.slice(0, 20)}"`, async (s: Scope) =>
-            judge(s, await takeBadCall(s, env, action), tally),
+            judge(s, await takeBadCall(s, env, action), tally, subject.badCallCodes),
           );
         }
         noteTally(run, tally);
