@@ -288,6 +288,12 @@ export interface Environment {
   saveState(): JsonValue;
   /** The optional capabilities this environment declares. */
   readonly capabilities: EnvironmentCapabilities;
+  /**
+   * Gives back what the instance holds outside this process (a remote server's session, which a
+   * server has few of). Optional: an in-process world holds nothing. The runner calls it once it is
+   * done with an instance (the trial ended, however it ended); the instance is not used after.
+   */
+  close?(): Promise<void>;
 }
 
 // ---------------------------------------------------------------- agents

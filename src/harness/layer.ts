@@ -158,6 +158,11 @@ export abstract class Layer
     return this.inner.evaluate();
   }
 
+  /** Closes the inner environment (a remote session under the layers). */
+  async close(): Promise<void> {
+    await this.inner.close?.();
+  }
+
   /** `{env: {type, state}, layers: [innermost … outermost]}`. */
   saveState(): JsonValue {
     const below: StackState =

@@ -46,9 +46,13 @@ export class EnvironmentPool {
     return { env: this.#factory(spec, world) };
   }
 
-  /** Gives an instance back after its episode; `undefined` drops it (crashed, contaminated, timed out). */
-  release(spec: TrialSpec, env: Environment, end: EpisodeEnd | undefined): void {
+  /**
+   * Gives an instance back after its episode; `undefined` drops it (crashed, contaminated, timed
+   * out), closed.
+   */
+  async release(spec: TrialSpec, env: Environment, end: EpisodeEnd | undefined): Promise<void> {
     if (end) this.#idle.set(poolKey(spec), { env, end });
+    else await closeEnvironment(env);
   }
 
   /** Instances built and reuses handed out so far. */
@@ -59,4 +63,16 @@ export class EnvironmentPool {
 
 function poolKey(spec: TrialSpec): string {
   return `${spec.world}\u0000${spec.variantId ?? ""}`;
+}
+
+/**
+ * Closes an instance the runner is done with (`Environment.close`: a remote session goes back to its
+ * server). A close that fails changes nothing recorded: the trial has ended.
+ */
+export async function closeEnvironment(env: Environment): Promise<void> {
+  try {
+    await env.close?.();
+  } catch {
+    // the instance is dropped either way
+  }
 }

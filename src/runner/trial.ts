@@ -4,6 +4,7 @@ import { TrialEnd } from "../core/trial-end.ts";
 import { checkAfterEnd } from "./after-end.ts";
 import { checkCleanStart } from "./clean-start.ts";
 import { Deadline } from "./deadline.ts";
+import { closeEnvironment } from "./env-pool.ts";
 import { classify } from "./outcome.ts";
 import { runStepLoop } from "./step-loop.ts";
 import type { TrialDeps } from "./trial-deps.ts";
@@ -69,6 +70,9 @@ export async function runTrial(spec: TrialSpec, deps: TrialDeps): Promise<TrialR
   }
   deadline.clear();
   const end = await checkAfterEnd(t, deps);
-  if (deps.pool && t.env) deps.pool.release(spec, t.env, end);
+  if (t.env) {
+    if (deps.pool) await deps.pool.release(spec, t.env, end);
+    else await closeEnvironment(t.env);
+  }
   return finishTrial(t, startedAt, t0);
 }
