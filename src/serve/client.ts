@@ -70,6 +70,11 @@ export interface ClientOptions {
   token?: string;
   /** Per-request timeout in ms (default 60 000). */
   timeoutMs?: number;
+  /**
+   * How long opening an episode's session may wait for a slot when the server is at capacity, in ms
+   * (`connectRemote`, `connectForeign`: their `SessionGate`). Default 0: the refusal is thrown at once.
+   */
+  capacityWaitMs?: number;
 }
 
 export interface RemoteMetadata extends JsonObject {

@@ -33,6 +33,7 @@ import { hashJson } from "../core/hash.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { type ClientOptions, ServeClientError, WsEpisodeClient } from "./client.ts";
+import { SessionGate } from "./session-gate.ts";
 
 /** How a foreign server takes actions: MCP tool calls, or the one typed action of its schema. */
 export type ForeignActionShape = "call_tool" | "typed";
@@ -237,6 +238,8 @@ function toolResultOf(observation: JsonValue): ToolResult {
 export interface ForeignEnvironmentOptions extends ClientOptions {
   onOpened?: (env: ForeignEnvironment) => void;
   onClosed?: (env: ForeignEnvironment) => void;
+  /** The sessions held on the server by every environment of this target (default: this one's own). */
+  gate?: SessionGate;
 }
 
 /**
@@ -250,6 +253,9 @@ export class ForeignEnvironment implements Environment {
   readonly spec: EnvSpec;
   readonly capabilities = {};
   private session: WsEpisodeClient | undefined;
+  /** Gives the session's slot back to the gate. */
+  private release: (() => void) | undefined;
+  private readonly gate: SessionGate;
   private last: Observation | undefined;
   private steps = 0;
   private total = 0;
@@ -265,6 +271,7 @@ export class ForeignEnvironment implements Environment {
     private readonly opts: ForeignEnvironmentOptions = {},
   ) {
     this.spec = spec;
+    this.gate = opts.gate ?? new SessionGate(opts.capacityWaitMs);
   }
 
   async reset(opts: ResetOptions): Promise<Observation> {
@@ -299,20 +306,24 @@ export class ForeignEnvironment implements Environment {
     }
   }
 
-  /** Opens a session and resets it; a failed reset closes it. */
+  /** Opens a session (when the gate has a slot) and resets it; a failed reset closes it. */
   private async open(data: JsonObject): Promise<{ session: WsEpisodeClient; envelope: JsonObject }> {
-    const session = await WsEpisodeClient.connect(this.server.url, this.opts);
-    this.session = session;
+    const { value, release } = await this.gate.open(async () => {
+      const session = await WsEpisodeClient.connect(this.server.url, this.opts);
+      try {
+        const envelope = (await session.reset(data as never)) as unknown as JsonObject;
+        if (!isObject(envelope) || !("observation" in envelope))
+          throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
+        return { session, envelope };
+      } catch (err) {
+        await session.close().catch(() => undefined);
+        throw err;
+      }
+    });
+    this.session = value.session;
+    this.release = release;
     this.opts.onOpened?.(this);
-    try {
-      const envelope = (await session.reset(data as never)) as unknown as JsonObject;
-      if (!isObject(envelope) || !("observation" in envelope))
-        throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
-      return { session, envelope };
-    } catch (err) {
-      await this.close();
-      throw err;
-    }
+    return value;
   }
 
   /** The declared hidden state fields, copied into the task's params (where the audit looks for leaks). */
@@ -407,9 +418,12 @@ export class ForeignEnvironment implements Environment {
   /** Closes the session (idempotent). */
   async close(): Promise<void> {
     const s = this.session;
+    const release = this.release;
     this.session = undefined;
+    this.release = undefined;
     if (s) {
       await s.close().catch(() => undefined);
+      release?.();
       this.opts.onClosed?.(this);
     }
   }
@@ -480,10 +494,12 @@ export interface ForeignTarget {
 export async function connectForeign(url: string, opts: ClientOptions = {}): Promise<ForeignTarget> {
   const server = await probeForeign(url, opts);
   const open = new Set<ForeignEnvironment>();
+  const gate = new SessionGate(opts.capacityWaitMs);
   let world: WorldDefinition | undefined;
   const create = () =>
     new ForeignEnvironment(server, specOf(server, world?.id ?? server.name), {
       ...opts,
+      gate,
       onOpened: (e) => open.add(e),
       onClosed: (e) => open.delete(e),
     });

@@ -21,6 +21,7 @@ import type { WorldDefinition } from "../core/registry.ts";
 import { canonicalAdmissible } from "../worlds/shared/admissible-actions.ts";
 import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient } from "./client.ts";
 import type { ResetParams, StepEnvelope } from "./protocol.ts";
+import { SessionGate } from "./session-gate.ts";
 
 /** Metadata keys that are wire bookkeeping rather than step info. */
 const WIRE_KEYS = new Set([
@@ -42,6 +43,8 @@ export interface RemoteEnvironmentOptions extends ClientOptions {
    * agent has asked (the runner asks before each act of an agent that `usesAdmissibleActions`).
    */
   admissible?: boolean;
+  /** The sessions held on the server by every environment of this target (default: this one's own). */
+  gate?: SessionGate;
 }
 
 /**
@@ -71,6 +74,9 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
   /** The agent asked for the admissible actions: every step asks the server for them. */
   private wantsAdmissible = false;
   private session: WsEpisodeClient | undefined;
+  /** Gives the session's slot back to the gate. */
+  private release: (() => void) | undefined;
+  private readonly gate: SessionGate;
   private resetParams: ResetParams | undefined;
   private last: Observation | undefined;
   private hash = "";
@@ -88,6 +94,7 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
   ) {
     this.spec = spec;
     this.capabilities = opts.admissible ? { admissible: this } : {};
+    this.gate = opts.gate ?? new SessionGate(opts.capacityWaitMs);
   }
 
   /** The admissible actions the server answered with the latest observation. */
@@ -122,10 +129,21 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
     this.form = canonicalFormFrom(envelope.metadata.admissible_canonical) ?? this.form;
   }
 
+  /** Opens a session (when the gate has a slot) and resets it; a failed reset closes it. */
   private async open(params: ResetParams, taskId: string): Promise<StepEnvelope> {
-    this.session = await WsEpisodeClient.connect(this.url, this.opts);
+    const { value, release } = await this.gate.open(async () => {
+      const session = await WsEpisodeClient.connect(this.url, this.opts);
+      try {
+        return { session, envelope: await session.reset(params) };
+      } catch (err) {
+        await session.close().catch(() => undefined);
+        throw err;
+      }
+    });
+    this.session = value.session;
+    this.release = release;
     this.opts.onOpened?.(this);
-    const envelope = await this.session.reset(params);
+    const envelope = value.envelope;
     const remoteTask = envelope.metadata.task_id;
     if (remoteTask !== undefined && remoteTask !== taskId) {
       await this.close();
@@ -226,9 +244,12 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
   /** Closes the remote session (idempotent). */
   async close(): Promise<void> {
     const s = this.session;
+    const release = this.release;
     this.session = undefined;
+    this.release = undefined;
     if (s) {
       await s.close().catch(() => undefined);
+      release?.();
       this.opts.onClosed?.(this);
     }
   }
@@ -314,6 +335,7 @@ export async function connectRemote(url: string, opts: ClientOptions = {}): Prom
   const metadata = await client.metadata();
   const spec = specFromMetadata(metadata);
   const open = new Set<RemoteEnvironment>();
+  const gate = new SessionGate(opts.capacityWaitMs);
   const environment: EnvironmentFactory = (_trial: TrialSpec, world: WorldDefinition) => {
     if (world.id !== spec.world) {
       throw configError("remote_world_mismatch", `the remote server serves ${spec.world}, not ${world.id}`);
@@ -321,6 +343,7 @@ export async function connectRemote(url: string, opts: ClientOptions = {}): Prom
     return new RemoteEnvironment(client.baseUrl, spec, {
       ...opts,
       admissible: capabilitiesOf(metadata).admissible_actions === true,
+      gate,
       onOpened: (e) => open.add(e),
       onClosed: (e) => open.delete(e),
     });

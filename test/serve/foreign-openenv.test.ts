@@ -84,6 +84,37 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
       for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
     });
 
+  test("a server that takes one session at a time: trials past it wait for a slot, none fails for capacity", async () => {
+    const url = await startServer("none", "--max-sessions", "1");
+    const play = async (maxSteps: string) => {
+      const r = await runCli([
+        "run",
+        "--remote",
+        url,
+        "--agent",
+        AGENT,
+        "--trials",
+        "2",
+        "--concurrency",
+        "3",
+        "--max-steps",
+        maxSteps,
+        "--store",
+        store,
+        "--json",
+      ]);
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      return parseJson<{ trials: { outcome: string; reason?: string }[] }>(r).trials;
+    };
+    const solved = await play("40");
+    assert.ok(solved.length >= 2);
+    for (const t of solved) assert.equal(t.outcome, "passed", JSON.stringify(t));
+    // episodes cut short by the step budget give their session back when their trial ends
+    const cut = await play("2");
+    assert.ok(cut.length >= 2);
+    for (const t of cut) assert.equal(t.outcome, "budget_exhausted", JSON.stringify(t));
+  });
+
   test("a server that does not answer is a coded remote error", async () => {
     const r = await runCli(["run", "--remote", "http://127.0.0.1:9", "--agent", AGENT, "--store", store]);
     assert.notEqual(r.code, 0);

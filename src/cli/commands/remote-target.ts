@@ -28,12 +28,21 @@ export interface AnyRemoteTarget {
   release?(env: Environment): void;
 }
 
+/**
+ * `capacityWaitMs`: how long opening an episode may wait for a slot of a server at capacity (a run
+ * plays several trials at once, an OpenEnv server takes one session unless told otherwise); 0 (serve,
+ * audit): refused at once.
+ */
 export async function connectAnyRemote(
   url: string,
   token: string | undefined,
   gym: Gym,
+  capacityWaitMs = 0,
 ): Promise<AnyRemoteTarget> {
-  const opts: ClientOptions = token ? { token } : {};
+  const opts: ClientOptions = {
+    ...(token ? { token } : {}),
+    ...(capacityWaitMs > 0 ? { capacityWaitMs } : {}),
+  };
   const { serverMetadata, isOwnServer, connectForeign } = await import("../../serve/foreign-openenv.ts");
   const metadata = await serverMetadata(url, opts);
   if (isOwnServer(metadata, (id) => gym.registry.hasWorld(id))) {

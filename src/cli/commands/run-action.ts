@@ -118,14 +118,20 @@ function variantReport(gym: Gym, result: ExperimentResult) {
   return { rows, text: renderSeparation(rows, good) };
 }
 
-/** The world of a `proving serve` server or a foreign OpenEnv server; the client (and ws) load only for `--remote`. */
+/** How long a trial's episode may wait for a session of a remote server at capacity (5 min). */
+const REMOTE_CAPACITY_WAIT_MS = 300_000;
+
+/**
+ * The world of a `proving serve` server or a foreign OpenEnv server; the client (and ws) load only
+ * for `--remote`. Trials past the server's session limit wait for a slot rather than fail.
+ */
 async function connectRemoteWorld(
   url: string,
   token: string | undefined,
   gym: Gym,
 ): Promise<AnyRemoteTarget> {
   const { connectAnyRemote } = await import("./remote-target.ts");
-  return connectAnyRemote(url, token, gym);
+  return connectAnyRemote(url, token, gym, REMOTE_CAPACITY_WAIT_MS);
 }
 
 /** `proving run [FILE]`: the action behind the flags `registerRun` declares. */
