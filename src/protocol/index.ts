@@ -9,7 +9,12 @@ export { afterEndResult } from "./after-end-result.ts";
 export { JSON_RPC, type JsonRpcId, type JsonRpcResponse } from "./json-rpc.ts";
 export { type McpCallResult, mcpCallResult } from "./mcp-call-result.ts";
 export { type McpTool, mcpTool, mcpTools } from "./mcp-tool.ts";
-export { openEnvCallToolObservation, openEnvToolList } from "./openenv-observations.ts";
+export {
+  openEnvCallToolObservation,
+  openEnvResetObservation,
+  openEnvToolList,
+  worldResetObservation,
+} from "./openenv-observations.ts";
 export {
   type AnthropicTool,
   anthropicTool,

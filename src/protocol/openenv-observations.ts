@@ -18,3 +18,22 @@ export function openEnvToolList(tools: readonly ToolDescriptor[]): JsonObject {
 export function openEnvCallToolObservation(observation: Observation, toolName: string): JsonObject {
   return { ...(observation as unknown as JsonObject), tool_name: toolName, error: null };
 }
+
+/**
+ * A reset's task observation as the wire carries it: with `metadata: {instruction, context}` inside
+ * it. OpenEnv's `MCPToolClient` keeps of a reset's observation only its tools and its own `metadata`
+ * (never the reply's), so an agent using it would otherwise never see the task. Our clients take it
+ * out again (`worldResetObservation`): the world's observation has no such member.
+ */
+export function openEnvResetObservation(observation: Observation): JsonObject {
+  const wire = observation as unknown as JsonObject;
+  if (observation.kind !== "task") return wire;
+  return { ...wire, metadata: { instruction: observation.instruction, context: observation.context } };
+}
+
+/** The world's observation of a reset reply: what `openEnvResetObservation` added, taken out. */
+export function worldResetObservation(observation: Observation): Observation {
+  if (observation?.kind !== "task" || !("metadata" in observation)) return observation;
+  const { metadata: _, ...world } = observation as Observation & { metadata?: unknown };
+  return world as Observation;
+}

@@ -6,6 +6,7 @@ import WebSocket from "ws";
 import { callerFaulted, type ErrorCode, isWireErrorCode, WIRE_ERRORS } from "../core/error-catalogue.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
+import { worldResetObservation } from "../protocol/openenv-observations.ts";
 import type { GroupDoc } from "./groups.ts";
 import type { EpisodeStateDoc, ResetParams, StepEnvelope, WireAction, WsServerMessage } from "./protocol.ts";
 
@@ -112,6 +113,11 @@ export interface StepOptions {
   admissible?: boolean;
 }
 
+/** A reset reply with the world's own observation (`worldResetObservation`). */
+function worldReset(envelope: StepEnvelope): StepEnvelope {
+  return { ...envelope, observation: worldResetObservation(envelope.observation) };
+}
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
 }
@@ -183,8 +189,8 @@ export class ServeClient {
     return this.request("GET", "/schema");
   }
 
-  reset(params: ResetParams = {}): Promise<StepEnvelope> {
-    return this.request("POST", "/reset", params);
+  async reset(params: ResetParams = {}): Promise<StepEnvelope> {
+    return worldReset(await this.request<StepEnvelope>("POST", "/reset", params));
   }
 
   step(episodeId: string, action: WireAction, opts: StepOptions = {}): Promise<StepEnvelope> {
@@ -384,7 +390,7 @@ export class WsEpisodeClient {
 
   async reset(params: ResetParams = {}): Promise<StepEnvelope> {
     const reply = await this.request({ type: "reset", data: params as JsonObject });
-    return expect(reply, "observation").data as StepEnvelope;
+    return worldReset(expect(reply, "observation").data as StepEnvelope);
   }
 
   /** One step; `admissible` asks for the admissible actions in the reply's metadata. */

@@ -11,7 +11,11 @@ import type {
 } from "../core/contracts.ts";
 import { errorMessage, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
-import { openEnvCallToolObservation, openEnvToolList } from "../protocol/openenv-observations.ts";
+import {
+  openEnvCallToolObservation,
+  openEnvResetObservation,
+  openEnvToolList,
+} from "../protocol/openenv-observations.ts";
 import type { EpisodeEndNote } from "../protocol/tool-step.ts";
 import { exhaustedBudget } from "../runner/budget.ts";
 import { Deadline } from "../runner/deadline.ts";
@@ -319,13 +323,18 @@ export class Episode {
       viewer,
     );
     if (observation.kind === "task") {
-      // OpenEnv's MCP tool client keeps only a reset's `metadata` (its observation has no other
-      // fields): the instruction and the public task context go there too
+      // the instruction and the public task context beside the ids (a client that reads only the
+      // reply's metadata); OpenEnv's MCP tool client finds them inside the observation
       metadata.instruction = observation.instruction;
       metadata.context = observation.context;
     }
     if (admissible) Object.assign(metadata, this.listAdmissible(admissible));
-    return { observation, reward: null, done: false, metadata };
+    return {
+      observation: openEnvResetObservation(observation) as unknown as Observation,
+      reward: null,
+      done: false,
+      metadata,
+    };
   }
 
   /** The admissible actions now; a world that fails to list them leaves the episode unusable. */

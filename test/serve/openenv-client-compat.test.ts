@@ -1,7 +1,7 @@
 /**
  * What OpenEnv's own clients need from `proving serve` (issue 28): the reset's instruction and public
- * task context where OpenEnv's MCP tool client keeps them (a reset's `metadata`: its generic
- * observation keeps nothing else), and plain HTTP resets, which OpenEnv's HTTP clients never close,
+ * task context where OpenEnv's MCP tool client keeps them (the observation's own `metadata`: of a
+ * reset's observation it keeps only that and the tools), and plain HTTP resets, which OpenEnv's HTTP clients never close,
  * that do not pin a session slot for the long idle timeout; and `WS /mcp`.
  */
 import assert from "node:assert/strict";
@@ -32,9 +32,24 @@ test("a reset's metadata carries the instruction and the public task context (HT
       const wsTask = r.observation as unknown as TaskObservation;
       assert.equal(r.metadata.instruction, wsTask.instruction);
       assert.deepEqual(r.metadata.context, wsTask.context);
+      // our client hands on the world's observation: no copy of them inside it
+      assert.deepEqual(Object.keys(wsTask).sort(), ["context", "instruction", "kind", "tools"]);
     } finally {
       await ws.close();
     }
+    // on the wire they are inside the observation too: OpenEnv's MCPToolClient keeps of a reset's
+    // observation only its tools and its own `metadata` (never the reply's)
+    const raw = new WebSocket(`${server.url.replace(/^http/, "ws")}/ws`);
+    await once(raw, "open");
+    raw.send(JSON.stringify({ type: "reset", data: { seed: 3 } }));
+    const [message] = await once(raw, "message");
+    raw.close();
+    const observation = (JSON.parse(String(message)) as { data: { observation: JsonObject } }).data
+      .observation;
+    const inside = observation.metadata as JsonObject;
+    assert.equal(inside.instruction, observation.instruction);
+    assert.deepEqual(inside.context, observation.context);
+    assert.equal(inside.task_id, undefined, "nothing the reply's metadata would not tell");
   } finally {
     await server.close();
   }

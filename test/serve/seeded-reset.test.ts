@@ -7,8 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { Observation } from "../../src/core/contracts.ts";
 import type { JsonObject } from "../../src/core/json.ts";
 import { Rng } from "../../src/core/rng.ts";
+import { worldResetObservation } from "../../src/protocol/openenv-observations.ts";
 import {
   type RunningServer,
   ServeClient,
@@ -158,7 +160,8 @@ describe("seeded resets (issue 26)", () => {
     const { result } = (await res.json()) as { result: JsonObject };
     const metadata = result.metadata as JsonObject;
     assert.equal(metadata.task_id, http.task_id);
-    assert.deepEqual(result.observation, http.observation);
+    // the wire's reset observation, as our clients hand it on (`worldResetObservation`)
+    assert.deepEqual(worldResetObservation(result.observation as unknown as Observation), http.observation);
     await new ServeClient(server.url).close(String(result.session_id));
   });
 });

@@ -44,9 +44,12 @@ class StepResult:
         meta: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
         done = bool(reply.get("done", False))
         reward = reply.get("reward")
-        observation = reply.get("observation")
+        observation = dict(reply["observation"]) if isinstance(reply.get("observation"), dict) else {}
+        if observation.get("kind") == "task":
+            # the copy of the instruction and context put there for OpenEnv's MCPToolClient, not the world's
+            observation.pop("metadata", None)
         return cls(
-            observation=dict(observation) if isinstance(observation, dict) else {},
+            observation=observation,
             reward=None if reward is None else float(reward),
             done=done,
             terminated=bool(meta.get("terminated", False)),
