@@ -69,8 +69,50 @@ test("a remote trial stopped by its budget is recorded without a verdict, and it
     assert.equal(record.outcome, "budget_exhausted");
     assert.equal(record.steps.length, 2);
     assert.equal(record.verdict, undefined);
-    await remote.close();
+    // closed when its trial ended (Environment.close), not only when the run closes the target
     await eventually(() => server.sessions.size === 0, 10_000, "sessions closed");
+    await remote.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test("a server that takes one session at a time: a run's trials wait their turn, none is an infra error", async () => {
+  const server = await startServer({ target: worldTarget(deviceSupport), port: 0, maxSessions: 1 });
+  try {
+    const config = parseExperiment({
+      id: "remote-capacity",
+      worlds: ["device-support@1"],
+      families: ["needs-approval", "denied"],
+      difficulties: [1],
+      agents: ["cautious", "claims-success"],
+      trials: 2,
+      concurrency: 4,
+    });
+    const registry = defaultGym().registry;
+    const local = await runExperiment(config, { registry });
+    const remote = await connectRemote(server.url, { capacityWaitMs: 60_000 });
+    const viaServer = await runExperiment(config, { registry, environment: remote.environment });
+    assert.deepEqual(
+      viaServer.trials.map((t) => t.outcome),
+      local.trials.map((t) => t.outcome),
+    );
+    assert.ok(!viaServer.trials.some((t) => t.outcome === "infra_error"));
+    await remote.close();
+    // without a wait the same run loses trials to the server's refusals
+    const refused = await connectRemote(server.url);
+    const lost = await runExperiment(
+      { ...config, id: "remote-capacity-refused" },
+      {
+        registry,
+        environment: refused.environment,
+      },
+    );
+    assert.ok(
+      lost.trials.some((t) => t.outcome === "infra_error"),
+      "refused at once",
+    );
+    await refused.close();
   } finally {
     await server.close();
   }
