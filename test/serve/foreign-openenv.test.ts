@@ -30,31 +30,24 @@ function startServer(defect: string, ...more: string[]): Promise<string> {
 describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "proving-foreign-"));
   const store = path.join(dir, "store.db");
+  /** `proving run --remote URL` with the bisecting module agent: its trials (the run must succeed). */
+  const play = async (url: string, ...flags: string[]) => {
+    const r = await runCli(["run", "--remote", url, "--agent", AGENT, ...flags, "--store", store, "--json"]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const trials = parseJson<{ trials: { id: string; outcome: string }[] }>(r).trials;
+    assert.ok(trials.length > 0);
+    return trials;
+  };
   after(() => {
     for (const child of started) child.kill();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test("proving run --remote plays a foreign server with a module agent, reward-judged", async () => {
-    const url = await startServer("none");
-    const r = await runCli([
-      "run",
-      "--remote",
-      url,
-      "--agent",
-      AGENT,
-      "--trials",
-      "2",
-      "--store",
-      store,
-      "--json",
-    ]);
-    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-    const out = parseJson<{ trials: { id: string; outcome: string }[] }>(r);
-    assert.ok(out.trials.length > 0);
-    for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
+    const trials = await play(await startServer("none"), "--trials", "2");
+    for (const t of trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
     // the record says how it was judged: by reward and done, not by a verifier
-    const shown = await runCli(["show", out.trials[0]!.id, "--store", store, "--json"]);
+    const shown = await runCli(["show", trials[0]!.id, "--store", store, "--json"]);
     const record = parseJson<{ verdict: { verifier: string; checks: { detail: string }[] } }>(shown);
     assert.equal(record.verdict.verifier, "reward-judged");
     assert.match(record.verdict.checks[0]!.detail, /total reward 1, done/);
@@ -65,52 +58,18 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
     ["--no-mcp-route", "an MCP-style server without POST /mcp (tools from a list_tools action)"],
   ] as const)
     test(`proving run --remote plays ${what}`, async () => {
-      const url = await startServer("none", flag);
-      const r = await runCli([
-        "run",
-        "--remote",
-        url,
-        "--agent",
-        AGENT,
-        "--trials",
-        "1",
-        "--store",
-        store,
-        "--json",
-      ]);
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      const out = parseJson<{ trials: { outcome: string }[] }>(r);
-      assert.ok(out.trials.length > 0);
-      for (const t of out.trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
+      const trials = await play(await startServer("none", flag), "--trials", "1");
+      for (const t of trials) assert.equal(t.outcome, "passed", JSON.stringify(t));
     });
 
   test("a server that takes one session at a time: trials past it wait for a slot, none fails for capacity", async () => {
     const url = await startServer("none", "--max-sessions", "1");
-    const play = async (maxSteps: string) => {
-      const r = await runCli([
-        "run",
-        "--remote",
-        url,
-        "--agent",
-        AGENT,
-        "--trials",
-        "2",
-        "--concurrency",
-        "3",
-        "--max-steps",
-        maxSteps,
-        "--store",
-        store,
-        "--json",
-      ]);
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      return parseJson<{ trials: { outcome: string; reason?: string }[] }>(r).trials;
-    };
-    const solved = await play("40");
+    const several = ["--trials", "2", "--concurrency", "3", "--max-steps"];
+    const solved = await play(url, ...several, "40");
     assert.ok(solved.length >= 2);
     for (const t of solved) assert.equal(t.outcome, "passed", JSON.stringify(t));
     // episodes cut short by the step budget give their session back when their trial ends
-    const cut = await play("2");
+    const cut = await play(url, ...several, "2");
     assert.ok(cut.length >= 2);
     for (const t of cut) assert.equal(t.outcome, "budget_exhausted", JSON.stringify(t));
   });
