@@ -269,7 +269,7 @@ export class Episode {
       stateHash = env.capabilities.inspection?.stateHash() ?? "";
     } catch (err) {
       this.setEnv(undefined);
-      this.target.release?.(env);
+      void env.close?.();
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
     }
     this.trial = undefined;
@@ -283,9 +283,9 @@ export class Episode {
           drawn,
         );
       } catch (err) {
-        // nothing holds the environment just reset: give it back (a foreign one holds a socket)
+        // nothing holds the environment just reset: close it (a foreign one holds a socket)
         this.setEnv(undefined);
-        this.target.release?.(env);
+        void env.close?.();
         drawn?.abandoned("not recorded");
         throw err;
       }
@@ -579,11 +579,11 @@ export class Episode {
     return { observation, reward: null, done: false, metadata };
   }
 
-  /** The session's environment from now on; the one it replaces is released to the target. */
+  /** The session's environment from now on; the one it replaces is closed (`Environment.close`). */
   private setEnv(env: Environment | undefined): void {
     const old = this.env;
     this.env = env;
-    if (old && old !== env) this.target.release?.(old);
+    if (old && old !== env) void old.close?.();
   }
 
   /** Drops the environment; later operations fail with SESSION_ERROR. */

@@ -486,8 +486,6 @@ export interface ForeignTarget {
   environment: EnvironmentFactory;
   /** Closes the sessions of episodes that did not end. */
   close(): Promise<void>;
-  /** Closes the session of one environment: a `ForeignEnvironment`, or layers wrapping one. */
-  release(env: Environment): void;
 }
 
 /** Connects to a foreign OpenEnv server: its tools, and a world and an environment factory to play it. */
@@ -508,16 +506,7 @@ export async function connectForeign(url: string, opts: ClientOptions = {}): Pro
     await Promise.all([...open].map((e) => e.close()));
     open.clear();
   };
-  return { url: server.url, server, world, environment: () => create(), close, release: releaseForeign };
-}
-
-/** Closes the foreign session under `env` (it, or the environment its layers wrap), if any. */
-function releaseForeign(env: Environment): void {
-  for (let e: Environment | undefined = env; e; e = (e as { inner?: Environment }).inner)
-    if (e instanceof ForeignEnvironment) {
-      void e.close();
-      return;
-    }
+  return { url: server.url, server, world, environment: () => create(), close };
 }
 
 function specOf(server: ForeignServer, id: string): EnvSpec {

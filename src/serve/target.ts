@@ -15,11 +15,6 @@ export interface ServeTarget {
   create(): Environment;
   /** An environment restored from what one of `create()`'s returned by `saveState()` (forks); absent: not forkable. */
   restore?(state: JsonValue): Environment;
-  /**
-   * Called when a session drops an environment `create()` or `restore()` made (a reset replaced it,
-   * the session closed or was reclaimed): a target whose environments hold connections closes them.
-   */
-  release?(env: Environment): void;
 }
 
 /** What a harness gives for a variant spec: its id, base world id, and an environment factory. */

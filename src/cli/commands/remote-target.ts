@@ -5,7 +5,6 @@
  * seed, reward-judged).
  * The client (and ws) load only when a URL is given.
  */
-import type { Environment } from "../../core/contracts.ts";
 import type { EnvironmentFactory } from "../../core/environment-factory.ts";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
@@ -24,8 +23,6 @@ export interface AnyRemoteTarget {
   limits: RemoteLimits | undefined;
   environment: EnvironmentFactory;
   close(): Promise<void>;
-  /** Closes the connection of one environment the world made (a foreign server's; layers wrapping one too). */
-  release?(env: Environment): void;
 }
 
 /**
@@ -63,7 +60,6 @@ export async function connectAnyRemote(
     limits: undefined,
     environment: foreign.environment,
     close: foreign.close,
-    release: foreign.release,
   };
 }
 
@@ -88,8 +84,9 @@ export function remoteServeTarget(
     flags.variant !== undefined
       ? onRemoteWorld(readOneVariant(flags.variant, gym), remote.world, gym)
       : undefined;
-  const target = gym.target(remote.world, variant);
-  return remote.release ? { ...target, release: remote.release } : target;
+  // a session's connection to the server closes when the session drops its environment
+  // (`Environment.close`, through any layers)
+  return gym.target(remote.world, variant);
 }
 
 /** A variant on the remote's world: a variant without `world` gets it; one on another world is refused. */
