@@ -68,6 +68,21 @@ describe("proving audit", () => {
     assert.deepEqual(failed(any), [], JSON.stringify(any.findings, null, 1));
     const evidence = any.findings.find((f) => f.id === "bad-input-coded")!.evidence.join("\n");
     assert.match(evidence, /answered with codes: execution_error ×\d+/);
+    // a wrong-typed value read as a lax validator reads it ("2" → 2) is not malformed input accepted,
+    // for a world whose codes are its own; for ours it is
+    const lax = vaultWorld("lax-types");
+    const laxRestore = createGym({ worlds: [lax] }).registry;
+    const laxOurs = await auditEnvironment({ ...quick, world: lax, restore: laxRestore });
+    assert.match(
+      laxOurs.findings.find((f) => f.id === "bad-input-coded")!.evidence.join("\n"),
+      /accepted malformed arguments/,
+    );
+    const laxAny = await auditEnvironment({ ...quick, world: lax, restore: laxRestore, badCallCodes: "any" });
+    assert.deepEqual(failed(laxAny), [], JSON.stringify(laxAny.findings, null, 1));
+    assert.match(
+      laxAny.findings.find((f) => f.id === "bad-input-coded")!.evidence.join("\n"),
+      /\d+ accepted once a wrong-typed value was converted/,
+    );
     // a throw is never a coded answer, whatever codes the world may use
     const crashing = vaultWorld("crashing-tool");
     const thrown = await auditEnvironment({

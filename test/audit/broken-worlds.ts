@@ -43,6 +43,8 @@ export type Break =
   | "crashing-tool"
   // not broken: answers bad calls with codes of its own (a foreign server's `execution_error`)
   | "own-codes"
+  // converts a wrong-typed `by` as pydantic's lax mode does ("2" or true to a number)
+  | "lax-types"
   | "leaky-tool"
   // planted defects of issue 27: what the audit missed
   | "leaky-short"
@@ -230,6 +232,7 @@ export function vaultWorld(broken: Break = "none"): WorldDefinition {
   if (broken === "leaky-reset") return { ...world, create: () => new LeakyReset(def.create()) };
   if (broken === "crashing-tool") return { ...world, create: () => new CrashOnBadInput(def.create()) };
   if (broken === "own-codes") return { ...world, create: () => new OwnCodes(def.create()) };
+  if (broken === "lax-types") return { ...world, create: () => new LaxTypes(def.create()) };
   return world;
 }
 
@@ -292,6 +295,19 @@ class OwnCodes extends Wrapper {
     if (obs.kind === "tool_result" && !obs.result.ok && obs.result.error.code === "invalid_argument")
       obs.result.error = { ...obs.result.error, code: "execution_error" };
     return r;
+  }
+}
+
+/** Reads a wrong-typed `by` of `inc` the way pydantic's lax mode does: `"2"` → 2, `true` → 1. */
+class LaxTypes extends Wrapper {
+  override step(action: Action) {
+    const args = action?.args as { by?: unknown } | undefined;
+    const by = args?.by;
+    const converted =
+      typeof by === "boolean" ? Number(by) : typeof by === "string" && /^\d+$/.test(by) ? Number(by) : by;
+    if (action?.tool === "inc" && converted !== by)
+      return this.inner.step({ ...action, args: { ...action.args, by: converted as JsonValue } });
+    return this.inner.step(action);
   }
 }
 

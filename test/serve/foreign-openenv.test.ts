@@ -94,6 +94,11 @@ describe("foreign OpenEnv servers", { skip, timeout: 600_000 }, () => {
       assert.equal(findings[id]?.status, "passed", `${id}: ${JSON.stringify(findings[id])}`);
     // a wrong-typed argument is answered as OpenEnv's MCP servers do (execution_error): a coded answer
     assert.match(findings["bad-input-coded"]?.evidence.join("\n") ?? "", /execution_error ×\d+/);
+    // and a wrong-typed one it reads as pydantic does ("42" → 42) is not counted as accepted bad input
+    assert.match(
+      findings["bad-input-coded"]?.evidence.join("\n") ?? "",
+      /\d+ accepted once a wrong-typed value was converted/,
+    );
     for (const id of ["known-good-solves", "learning-signal", "reset-clean"]) {
       assert.equal(findings[id]?.status, "not_checkable", id);
       assert.ok((findings[id]?.evidence[0] ?? "").length > 0, `${id} gives its reason`);

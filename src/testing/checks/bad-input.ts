@@ -5,6 +5,7 @@ import type { CheckRun, Scope } from "../check-run.ts";
 import { edgeArgs } from "../edge-values.ts";
 import { contextStrings, fits, refusedByTransport, verdictOf } from "../episodes.ts";
 import { validates } from "../json-schema.ts";
+import { laxCoerced } from "../lax-coercion.ts";
 import { malformedArgs } from "../malformed.ts";
 import type { Cell } from "../subject.ts";
 import type { CheckPlan, PlannedCheck } from "./planned-check.ts";
@@ -34,7 +35,7 @@ const outsideContract = (action: Action) =>
 /** How the environment took one bad call. */
 type Taken =
   | { kind: "answered"; error: ToolError; byLayer: boolean }
-  | { kind: "accepted" }
+  | { kind: "accepted"; ended: boolean }
   | { kind: "refused" }
   | { kind: "transport" }
   | { kind: "broken" };
@@ -48,9 +49,24 @@ interface Tally {
   transport: number;
   /** Answers by error code, counted where the environment's codes are its own (`badCallCodes: "any"`). */
   codes: Map<string, number>;
+  /** Accepted once a lax validator converted a wrong-typed value (`badCallCodes: "any"`). */
+  coerced: number;
 }
 
-const newTally = (): Tally => ({ layered: 0, refused: 0, skipped: 0, transport: 0, codes: new Map() });
+const newTally = (): Tally => ({
+  layered: 0,
+  refused: 0,
+  skipped: 0,
+  transport: 0,
+  codes: new Map(),
+  coerced: 0,
+});
+
+/** Whether the arguments validate once converted as a lax validator (pydantic's default) converts them. */
+function laxValid(schema: unknown, args: unknown): boolean {
+  const coerced = laxCoerced(schema, args);
+  return coerced !== undefined && validates(schema, coerced);
+}
 
 /**
  * One bad call: it must not throw and must answer a well-formed, plain-JSON `tool_result` observation
@@ -68,8 +84,6 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
     s.fail(`step threw ${err instanceof Error ? err.message : String(err)}`);
     return { kind: "broken" };
   }
-  s.expect(r.terminated === false, "a failed call ended the episode");
-  s.expect(r.truncated === false, "a failed call truncated the episode");
   const obs = r.observation;
   if (!s.expect(obs?.kind === "tool_result", "not a tool_result observation") || obs.kind !== "tool_result")
     return { kind: "broken" };
@@ -77,7 +91,10 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
   s.equal(JSON.parse(JSON.stringify(obs)), obs, "the observation is not plain JSON");
   const result = obs.result;
   if (!s.expect(typeof result?.ok === "boolean", "result has no ok flag")) return { kind: "broken" };
-  if (result.ok) return { kind: "accepted" };
+  // an accepted call may end the episode (a game's winning move, taken once converted): judged apart
+  if (result.ok) return { kind: "accepted", ended: r.terminated || r.truncated };
+  s.expect(r.terminated === false, "a failed call ended the episode");
+  s.expect(r.truncated === false, "a failed call truncated the episode");
   const e = result.error;
   if (!s.expect(typeof e === "object" && e !== null, "error result without an error"))
     return { kind: "broken" };
@@ -93,10 +110,20 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
  * counts bad calls too), which `tally` counts. With `codes: "any"` (an environment whose codes are its
  * own) any coded answer with a message counts, and `tally` counts the codes.
  */
-function judge(s: Scope, taken: Taken, tally: Tally, codes: "ours" | "any", field?: string): void {
+function judge(
+  s: Scope,
+  taken: Taken,
+  tally: Tally,
+  codes: "ours" | "any",
+  field?: string,
+  lax = false,
+): void {
   if (taken.kind === "refused") tally.refused++;
   if (taken.kind === "transport") tally.transport++;
-  if (taken.kind === "accepted") s.fail("accepted malformed arguments");
+  if (taken.kind === "accepted") {
+    if (lax) tally.coerced++;
+    else s.fail("accepted malformed arguments");
+  }
   if (taken.kind !== "answered") return;
   const e = taken.error;
   if (codes === "any") {
@@ -126,6 +153,10 @@ function noteTally(run: CheckRun, tally: Tally): void {
     );
   if (tally.transport > 0)
     run.note(`${tally.transport} refused by the transport as past its limits, before the world saw them`);
+  if (tally.coerced > 0)
+    run.note(
+      `${tally.coerced} accepted once a wrong-typed value was converted as a lax validator converts it (pydantic's default: "42" or true to 42 for an integer): not counted as failures`,
+    );
   if (tally.codes.size > 0)
     run.note(`answered with codes: ${[...tally.codes].map(([code, n]) => `${code} ×${n}`).join(", ")}`);
 }
@@ -246,11 +277,16 @@ export function badInputChecks(plan: CheckPlan): PlannedCheck[] {
         sent++;
         const env = current.env;
         const refusedBefore = tally.transport;
-        await run.scope(`${tool.name} case ${sent} (${c.how.join(", ")})`, async (s: Scope) =>
-          judge(s, await takeBadCall(s, env, action), tally, subject.badCallCodes, c.field),
-        );
-        if (tally.transport > refusedBefore) {
-          // the transport may have dropped the session with the request (WebSocket close 1009)
+        let ended = false;
+        await run.scope(`${tool.name} case ${sent} (${c.how.join(", ")})`, async (s: Scope) => {
+          const taken = await takeBadCall(s, env, action);
+          ended = taken.kind === "accepted" && taken.ended;
+          const lax = subject.badCallCodes === "any" && laxValid(tool.input_schema, c.args);
+          judge(s, taken, tally, subject.badCallCodes, c.field, lax);
+        });
+        if (tally.transport > refusedBefore || ended) {
+          // the transport may have dropped the session with the request (WebSocket close 1009), or
+          // an accepted call ended the episode: the next case gets a fresh one
           await subject.release(env);
           current = undefined;
         }
