@@ -33,7 +33,7 @@ import { hashJson } from "../core/hash.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { type ClientOptions, ServeClientError, WsEpisodeClient } from "./client.ts";
-import { SessionGate } from "./session-gate.ts";
+import { openGatedSession, SessionGate } from "./session-gate.ts";
 
 /** How a foreign server takes actions: MCP tool calls, or the one typed action of its schema. */
 export type ForeignActionShape = "call_tool" | "typed";
@@ -308,22 +308,16 @@ export class ForeignEnvironment implements Environment {
 
   /** Opens a session (when the gate has a slot) and resets it; a failed reset closes it. */
   private async open(data: JsonObject): Promise<{ session: WsEpisodeClient; envelope: JsonObject }> {
-    const { value, release } = await this.gate.open(async () => {
-      const session = await WsEpisodeClient.connect(this.server.url, this.opts);
-      try {
-        const envelope = (await session.reset(data as never)) as unknown as JsonObject;
-        if (!isObject(envelope) || !("observation" in envelope))
-          throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
-        return { session, envelope };
-      } catch (err) {
-        await session.close().catch(() => undefined);
-        throw err;
-      }
+    const opened = await openGatedSession(this.gate, this.server.url, this.opts, async (session) => {
+      const envelope = (await session.reset(data as never)) as unknown as JsonObject;
+      if (!isObject(envelope) || !("observation" in envelope))
+        throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
+      return envelope;
     });
-    this.session = value.session;
-    this.release = release;
+    this.session = opened.session;
+    this.release = opened.release;
     this.opts.onOpened?.(this);
-    return value;
+    return { session: opened.session, envelope: opened.first };
   }
 
   /** The declared hidden state fields, copied into the task's params (where the audit looks for leaks). */

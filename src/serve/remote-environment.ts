@@ -19,9 +19,9 @@ import { configError, ProvingError } from "../core/errors.ts";
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { WorldDefinition } from "../core/registry.ts";
 import { canonicalAdmissible } from "../worlds/shared/admissible-actions.ts";
-import { type ClientOptions, type RemoteMetadata, ServeClient, WsEpisodeClient } from "./client.ts";
+import { type ClientOptions, type RemoteMetadata, ServeClient, type WsEpisodeClient } from "./client.ts";
 import type { ResetParams, StepEnvelope } from "./protocol.ts";
-import { SessionGate } from "./session-gate.ts";
+import { openGatedSession, SessionGate } from "./session-gate.ts";
 
 /** Metadata keys that are wire bookkeeping rather than step info. */
 const WIRE_KEYS = new Set([
@@ -131,19 +131,11 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
 
   /** Opens a session (when the gate has a slot) and resets it; a failed reset closes it. */
   private async open(params: ResetParams, taskId: string): Promise<StepEnvelope> {
-    const { value, release } = await this.gate.open(async () => {
-      const session = await WsEpisodeClient.connect(this.url, this.opts);
-      try {
-        return { session, envelope: await session.reset(params) };
-      } catch (err) {
-        await session.close().catch(() => undefined);
-        throw err;
-      }
-    });
-    this.session = value.session;
-    this.release = release;
+    const opened = await openGatedSession(this.gate, this.url, this.opts, (session) => session.reset(params));
+    this.session = opened.session;
+    this.release = opened.release;
     this.opts.onOpened?.(this);
-    const envelope = value.envelope;
+    const envelope = opened.first;
     const remoteTask = envelope.metadata.task_id;
     if (remoteTask !== undefined && remoteTask !== taskId) {
       await this.close();

@@ -1,4 +1,4 @@
-import { ServeClientError } from "./client.ts";
+import { type ClientOptions, ServeClientError, WsEpisodeClient } from "./client.ts";
 
 /** The wire code of a server refusing a session because it has no free slot. */
 const CAPACITY = "CAPACITY_REACHED";
@@ -115,4 +115,33 @@ export class SessionGate {
       { wireCode: CAPACITY, data: { max_sessions: this.#limit, active_sessions: this.#held } },
     );
   }
+}
+
+/** A session opened through a gate: the client, what its first request answered, and its slot's release. */
+export interface GatedSession<T> {
+  session: WsEpisodeClient;
+  first: T;
+  release: () => void;
+}
+
+/**
+ * Opens a WebSocket session on `url` when `gate` has a slot and sends its first request (a reset);
+ * a failed first request closes the session before the gate decides whether to try again.
+ */
+export async function openGatedSession<T>(
+  gate: SessionGate,
+  url: string,
+  opts: ClientOptions,
+  firstRequest: (session: WsEpisodeClient) => Promise<T>,
+): Promise<GatedSession<T>> {
+  const { value, release } = await gate.open(async () => {
+    const session = await WsEpisodeClient.connect(url, opts);
+    try {
+      return { session, first: await firstRequest(session) };
+    } catch (err) {
+      await session.close().catch(() => undefined);
+      throw err;
+    }
+  });
+  return { ...value, release };
 }
