@@ -108,7 +108,8 @@ async function takeBadCall(s: Scope, env: Environment, action: Action): Promise<
  * Judges a bad call's answer: `invalid_argument`, not retryable, with a message (naming `field` when
  * given) — unless a harness layer refused the call before the world could check it (a rate limit
  * counts bad calls too), which `tally` counts. With `codes: "any"` (an environment whose codes are its
- * own) any coded answer with a message counts, and `tally` counts the codes.
+ * own) any coded answer with a message counts, and `tally` counts the codes; `lax`: the arguments are
+ * valid once converted as a lax validator converts them, so accepting them is counted, not failed.
  */
 function judge(
   s: Scope,
