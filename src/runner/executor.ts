@@ -2,6 +2,7 @@ import type { TrialRecord, TrialSpec } from "../core/contracts.ts";
 import { bareWorld } from "../core/environment-factory.ts";
 import { internalError } from "../core/errors.ts";
 import { manifestRows, type TrialSummary } from "../core/trial-summary.ts";
+import type { TrialAdmission } from "./admission.ts";
 import { EnvironmentPool } from "./env-pool.ts";
 import { type RecordedTrial, replayForLearner } from "./learner-replay.ts";
 import { type PlannedTrialContext, runPlannedTrial } from "./planned-trial.ts";
@@ -22,6 +23,8 @@ export interface ExecuteOptions extends Omit<PlannedTrialContext, "pool"> {
   reuseEnvironments?: boolean;
   /** Stop starting new trials; what did not run stays `missing`. */
   signal?: AbortSignal;
+  /** Each trial starts once admitted (a remote server's sessions), before its wall-clock budget does. */
+  admission?: TrialAdmission;
   /**
    * An agent learns across the trials (a learner, trials one at a time in manifest order): before the
    * rest run, it plays the trials already recorded again, in memory, so a resumed run continues with
@@ -51,7 +54,8 @@ export interface ExecuteResult {
  * when the recorder or the scheduler fails (the error is rethrown; a resume runs what is missing).
  */
 export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const { recorder, scheduler, reuseEnvironments, signal, onTrial, replayRecorded, ...context } = opts;
+  const { recorder, scheduler, reuseEnvironments, signal, onTrial, replayRecorded, admission, ...context } =
+    opts;
   const recordedBefore = await recorder.open(plan.experiment, plan.manifest);
   const todo = plan.manifest.filter((s) => !recordedBefore.has(s.id));
   const progress = newProgress(plan.manifest.length, recordedBefore.size);
@@ -63,10 +67,13 @@ export async function executePlan(plan: ExperimentPlan, opts: ExecuteOptions): P
   };
   let ranNow = 0;
   const runOne = async (spec: TrialSpec, slot: number) => {
-    const record = await runPlannedTrial(
-      spec,
-      reuseEnvironments ? { ...context, pool: poolOf(slot) } : context,
-    );
+    const exit = await admission?.enter();
+    let record: TrialRecord;
+    try {
+      record = await runPlannedTrial(spec, reuseEnvironments ? { ...context, pool: poolOf(slot) } : context);
+    } finally {
+      exit?.();
+    }
     ranNow++;
     countTrial(progress, record.outcome, Boolean(record.verdict?.violations.length));
     const recorded = await recorder.record(record);

@@ -1,3 +1,4 @@
+export type { TrialAdmission } from "./admission.ts";
 export type { AcquiredEnvironment, EpisodeEnd } from "./env-pool.ts";
 export { EnvironmentPool } from "./env-pool.ts";
 export type { ExecuteOptions, ExecuteResult, ExperimentPlan } from "./executor.ts";

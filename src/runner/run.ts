@@ -5,6 +5,7 @@ import type { EnvironmentFactory } from "../core/environment-factory.ts";
 import type { Registry } from "../core/registry.ts";
 import type { TrialSummary } from "../core/trial-summary.ts";
 import type { Store } from "../store/store.ts";
+import type { TrialAdmission } from "./admission.ts";
 import { executePlan } from "./executor.ts";
 import type { ExperimentConfig } from "./experiment.ts";
 import type { PlannedVariant } from "./manifest.ts";
@@ -30,6 +31,8 @@ export interface RunOptions {
   cwd?: string;
   /** Builds each trial's environment (the harness uses this for variants). */
   environment?: EnvironmentFactory;
+  /** Each trial starts once admitted, outside its budget (a remote target's `admission`: its server's sessions). */
+  admission?: TrialAdmission;
   /** Expands `config.variants` into planned variants (the harness supplies it). */
   planVariants?: (config: ExperimentConfig) => PlannedVariant[];
   /** Resolved agents (skips resolving `config.agents`). */
@@ -122,6 +125,7 @@ export async function runExperiment(config: ExperimentConfig, opts: RunOptions):
     registry: opts.registry,
     agents: new Map(agents.map((a) => [a.ref.id, a])),
     ...(opts.environment ? { environment: opts.environment } : {}),
+    ...(opts.admission ? { admission: opts.admission } : {}),
     recorder,
     scheduler: poolScheduler(concurrency),
     startStates: new Map(),

@@ -255,6 +255,8 @@ export class ForeignEnvironment implements Environment {
   private session: WsEpisodeClient | undefined;
   /** Gives the session's slot back to the gate. */
   private release: (() => void) | undefined;
+  /** Counts `close()` calls: a session that finishes opening after one is not wanted. */
+  private epoch = 0;
   private readonly gate: SessionGate;
   private last: Observation | undefined;
   private steps = 0;
@@ -308,12 +310,19 @@ export class ForeignEnvironment implements Environment {
 
   /** Opens a session (when the gate has a slot) and resets it; a failed reset closes it. */
   private async open(data: JsonObject): Promise<{ session: WsEpisodeClient; envelope: JsonObject }> {
-    const opened = await openGatedSession(this.gate, this.server.url, this.opts, async (session) => {
-      const envelope = (await session.reset(data as never)) as unknown as JsonObject;
-      if (!isObject(envelope) || !("observation" in envelope))
-        throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
-      return envelope;
-    });
+    const epoch = this.epoch;
+    const opened = await openGatedSession(
+      this.gate,
+      this.server.url,
+      this.opts,
+      async (session) => {
+        const envelope = (await session.reset(data as never)) as unknown as JsonObject;
+        if (!isObject(envelope) || !("observation" in envelope))
+          throw new ServeClientError("remote_bad_response", "reset: the answer has no observation");
+        return envelope;
+      },
+      () => this.epoch !== epoch,
+    );
     this.session = opened.session;
     this.release = opened.release;
     this.opts.onOpened?.(this);
@@ -411,6 +420,7 @@ export class ForeignEnvironment implements Environment {
 
   /** Closes the session (idempotent). */
   async close(): Promise<void> {
+    this.epoch++;
     const s = this.session;
     const release = this.release;
     this.session = undefined;
@@ -480,6 +490,8 @@ export interface ForeignTarget {
   environment: EnvironmentFactory;
   /** Closes the sessions of episodes that did not end. */
   close(): Promise<void>;
+  /** The server's sessions, as a run's `TrialAdmission`: at most as many trials at once as it takes. */
+  admission: SessionGate;
 }
 
 /** Connects to a foreign OpenEnv server: its tools, and a world and an environment factory to play it. */
@@ -500,7 +512,7 @@ export async function connectForeign(url: string, opts: ClientOptions = {}): Pro
     await Promise.all([...open].map((e) => e.close()));
     open.clear();
   };
-  return { url: server.url, server, world, environment: () => create(), close };
+  return { url: server.url, server, world, environment: () => create(), close, admission: gate };
 }
 
 function specOf(server: ForeignServer, id: string): EnvSpec {

@@ -76,6 +76,8 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
   private session: WsEpisodeClient | undefined;
   /** Gives the session's slot back to the gate. */
   private release: (() => void) | undefined;
+  /** Counts `close()` calls: a session that finishes opening after one is not wanted. */
+  private epoch = 0;
   private readonly gate: SessionGate;
   private resetParams: ResetParams | undefined;
   private last: Observation | undefined;
@@ -131,7 +133,14 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
 
   /** Opens a session (when the gate has a slot) and resets it; a failed reset closes it. */
   private async open(params: ResetParams, taskId: string): Promise<StepEnvelope> {
-    const opened = await openGatedSession(this.gate, this.url, this.opts, (session) => session.reset(params));
+    const epoch = this.epoch;
+    const opened = await openGatedSession(
+      this.gate,
+      this.url,
+      this.opts,
+      (session) => session.reset(params),
+      () => this.epoch !== epoch,
+    );
     this.session = opened.session;
     this.release = opened.release;
     this.opts.onOpened?.(this);
@@ -235,6 +244,7 @@ export class RemoteEnvironment implements Environment, AdmissibleActions {
 
   /** Closes the remote session (idempotent). */
   async close(): Promise<void> {
+    this.epoch++;
     const s = this.session;
     const release = this.release;
     this.session = undefined;
@@ -292,6 +302,8 @@ export interface RemoteTarget {
   environment: EnvironmentFactory;
   /** Closes the sessions of trials that stopped before their episode ended. */
   close(): Promise<void>;
+  /** The server's sessions, as a run's `TrialAdmission`: at most as many trials at once as it takes. */
+  admission: SessionGate;
 }
 
 /** The `capabilities` a server declares in `/metadata` (an older server declares none). */
@@ -345,7 +357,16 @@ export async function connectRemote(url: string, opts: ClientOptions = {}): Prom
     open.clear();
   };
   const limits = limitsFromMetadata(metadata);
-  return { url: client.baseUrl, metadata, limits, world: spec.world, spec, environment, close };
+  return {
+    url: client.baseUrl,
+    metadata,
+    limits,
+    world: spec.world,
+    spec,
+    environment,
+    close,
+    admission: gate,
+  };
 }
 
 /** `metadata.admissible_canonical` (`{key_args, texts}`) as a form; anything else is none. */

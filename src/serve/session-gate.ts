@@ -13,20 +13,73 @@ const isRefusal = (err: unknown): err is ServeClientError =>
   err instanceof ServeClientError && err.wireCode === CAPACITY;
 
 /**
+ * What is held of something limited: at most `limit()` at once, the rest waiting their turn, first
+ * come first served.
+ */
+class Slots {
+  held = 0;
+  readonly #queue: Array<() => void> = [];
+
+  constructor(private readonly limit: () => number) {}
+
+  /** Takes one: at once under the limit, else in turn (past `deadline`, `full()` is thrown instead). */
+  async take(deadline = Number.POSITIVE_INFINITY, full?: () => Error): Promise<void> {
+    if (this.held < this.limit() && this.#queue.length === 0) {
+      this.held++;
+      return;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) throw full?.() ?? new Error("no slot");
+    await new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const turn = () => {
+        clearTimeout(timer);
+        this.held++;
+        resolve();
+      };
+      this.#queue.push(turn);
+      if (Number.isFinite(left))
+        timer = setTimeout(() => {
+          const i = this.#queue.indexOf(turn);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(full?.() ?? new Error("no slot"));
+        }, left);
+    });
+  }
+
+  give(): void {
+    this.held--;
+    if (this.held < this.limit()) this.#queue.shift()?.();
+  }
+}
+
+/** `give` once, however often the returned function is called. */
+function once(give: () => void): () => void {
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    give();
+  };
+}
+
+/**
  * The sessions this process holds on one server. A server takes a limited number of sessions at once
  * (an OpenEnv server takes one unless told otherwise; `proving serve`, `--max-sessions`), and a run
  * plays several trials at once. Once the server refuses one (`CAPACITY_REACHED`), the gate knows its
- * limit (`max_sessions` of the refusal, else the sessions this process held when it came) and the
- * openings past it wait here, first come first served, for one of ours to close; a refusal while
- * under the limit (another client holds slots) is retried after a pause that doubles up to a second.
- * Past `waitMs` the opening fails with the server's refusal (or `remote_capacity_reached` when it
- * never got to ask): an infrastructure failure, never the agent's.
+ * limit (`max_sessions` of the refusal, else the sessions this process held when it came), and:
+ * - as a run's `TrialAdmission` (`enter`), it starts at most that many trials at once, the others
+ *   waiting their turn before their wall-clock budget starts;
+ * - openings past the limit wait here, first come first served, for one of ours to close; a refusal
+ *   while under the limit (another client holds slots) is retried after a pause that doubles up to a
+ *   second. Past `waitMs` the opening fails with the server's refusal (or `remote_capacity_reached`
+ *   when it never got to ask): an infrastructure failure, never the agent's.
  */
 export class SessionGate {
   readonly #waitMs: number;
   #limit = Number.POSITIVE_INFINITY;
-  #held = 0;
-  readonly #queue: Array<() => void> = [];
+  readonly #sessions = new Slots(() => this.#limit);
+  readonly #trials = new Slots(() => this.#limit);
 
   /**
    * `waitMs`: how long an opening may wait for a slot of a server at capacity. 0: a refusal is
@@ -38,10 +91,16 @@ export class SessionGate {
 
   /** Sessions this process holds now, and the most it lets itself hold (Infinity until a refusal). */
   get held(): number {
-    return this.#held;
+    return this.#sessions.held;
   }
   get limit(): number {
     return this.#limit;
+  }
+
+  /** A run's trial may start: at most `limit` at once (`TrialAdmission`); waits as long as it takes. */
+  async enter(): Promise<() => void> {
+    await this.#trials.take();
+    return once(() => this.#trials.give());
   }
 
   /**
@@ -50,69 +109,33 @@ export class SessionGate {
    */
   async open<T>(attempt: () => Promise<T>): Promise<{ value: T; release: () => void }> {
     const deadline = Date.now() + this.#waitMs;
+    const sessions = this.#sessions;
     for (let tries = 0; ; tries++) {
-      await this.#take(deadline);
+      await sessions.take(deadline, () => this.#full());
       let value: T;
       try {
         value = await attempt();
       } catch (err) {
-        this.#give();
+        sessions.give();
         if (!isRefusal(err)) throw err;
         const max = err.data.max_sessions;
-        const limit = typeof max === "number" && max >= 1 ? max : Math.max(1, this.#held);
+        const limit = typeof max === "number" && max >= 1 ? max : Math.max(1, sessions.held);
         this.#limit = Math.min(this.#limit, limit);
         const left = deadline - Date.now();
         if (left <= 0) throw err;
-        if (this.#held >= this.#limit) continue; // wait in the queue for one of ours to close
+        if (sessions.held >= this.#limit) continue; // wait in the queue for one of ours to close
         await pause(Math.min(left, FIRST_PAUSE_MS * 2 ** Math.min(tries, 6), MAX_PAUSE_MS));
         continue;
       }
-      let released = false;
-      return {
-        value,
-        release: () => {
-          if (released) return;
-          released = true;
-          this.#give();
-        },
-      };
+      return { value, release: once(() => sessions.give()) };
     }
-  }
-
-  /** Takes a slot: at once under the limit, else in turn when one is given back (until `deadline`). */
-  async #take(deadline: number): Promise<void> {
-    if (this.#held < this.#limit && this.#queue.length === 0) {
-      this.#held++;
-      return;
-    }
-    const left = deadline - Date.now();
-    if (left <= 0) throw this.#full();
-    await new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const turn = () => {
-        clearTimeout(timer);
-        this.#held++;
-        resolve();
-      };
-      this.#queue.push(turn);
-      timer = setTimeout(() => {
-        const i = this.#queue.indexOf(turn);
-        if (i >= 0) this.#queue.splice(i, 1);
-        reject(this.#full());
-      }, left);
-    });
-  }
-
-  #give(): void {
-    this.#held--;
-    if (this.#held < this.#limit) this.#queue.shift()?.();
   }
 
   #full(): ServeClientError {
     return new ServeClientError(
       "remote_capacity_reached",
       `the server takes ${this.#limit} session(s) at once and this process holds them all${this.#waitMs > 0 ? ` (waited ${this.#waitMs} ms for one)` : ""}`,
-      { wireCode: CAPACITY, data: { max_sessions: this.#limit, active_sessions: this.#held } },
+      { wireCode: CAPACITY, data: { max_sessions: this.#limit, active_sessions: this.#sessions.held } },
     );
   }
 }
@@ -127,12 +150,16 @@ export interface GatedSession<T> {
 /**
  * Opens a WebSocket session on `url` when `gate` has a slot and sends its first request (a reset);
  * a failed first request closes the session before the gate decides whether to try again.
+ * `cancelled`: asked once the session is open (its owner may have been closed while it waited for a
+ * slot, when its trial ran out of time); a session no one wants any more is closed at once, its slot
+ * given back, and the opening fails (`remote_connection_closed`).
  */
 export async function openGatedSession<T>(
   gate: SessionGate,
   url: string,
   opts: ClientOptions,
   firstRequest: (session: WsEpisodeClient) => Promise<T>,
+  cancelled: () => boolean = () => false,
 ): Promise<GatedSession<T>> {
   const { value, release } = await gate.open(async () => {
     const session = await WsEpisodeClient.connect(url, opts);
@@ -143,5 +170,13 @@ export async function openGatedSession<T>(
       throw err;
     }
   });
+  if (cancelled()) {
+    await value.session.close().catch(() => undefined);
+    release();
+    throw new ServeClientError(
+      "remote_connection_closed",
+      "the environment was closed while its session was opening",
+    );
+  }
   return { ...value, release };
 }

@@ -92,7 +92,12 @@ test("a server that takes one session at a time: a run's trials wait their turn,
     const registry = defaultGym().registry;
     const local = await runExperiment(config, { registry });
     const remote = await connectRemote(server.url, { capacityWaitMs: 60_000 });
-    const viaServer = await runExperiment(config, { registry, environment: remote.environment });
+    const viaServer = await runExperiment(config, {
+      registry,
+      environment: remote.environment,
+      admission: remote.admission,
+    });
+    assert.equal(remote.admission.limit, 1, "learned from the server's refusal");
     assert.deepEqual(
       viaServer.trials.map((t) => t.outcome),
       local.trials.map((t) => t.outcome),

@@ -7,7 +7,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ServeClientError } from "../../src/serve/client.ts";
-import { SessionGate } from "../../src/serve/session-gate.ts";
+import { startServer, worldTarget } from "../../src/serve/index.ts";
+import { openGatedSession, SessionGate } from "../../src/serve/session-gate.ts";
+import { deviceSupport } from "../../src/worlds/index.ts";
+import { eventually } from "./play.ts";
 
 /** A server with `slots` sessions; its refusal says how many it takes unless `quiet`. */
 function fakeServer(slots: number, quiet = false) {
@@ -145,5 +148,62 @@ describe("SessionGate", () => {
     );
     assert.equal(attempts, 1);
     assert.equal(gate.held, 0);
+  });
+
+  test("as a run's admission: once the limit is known, at most that many trials at once, the rest in turn", async () => {
+    const server = fakeServer(2);
+    const gate = new SessionGate(10_000);
+    // before any refusal every trial is admitted
+    const early = await Promise.all([gate.enter(), gate.enter(), gate.enter()]);
+    for (const exit of early) exit();
+    // a refusal tells the limit (two sessions)
+    const held = await Promise.all([gate.open(() => server.attempt()), gate.open(() => server.attempt())]);
+    const third = gate.open(() => server.attempt());
+    await tick(10);
+    for (const h of held) {
+      server.close();
+      h.release();
+    }
+    (await third).release();
+    assert.equal(gate.limit, 2);
+    let inside = 0;
+    let most = 0;
+    const trial = async () => {
+      const exit = await gate.enter();
+      inside++;
+      most = Math.max(most, inside);
+      await tick(15);
+      inside--;
+      exit();
+      exit(); // a second exit frees nothing twice
+    };
+    await Promise.all([trial(), trial(), trial(), trial(), trial()]);
+    assert.equal(most, 2);
+  });
+
+  test("a session that finishes opening after its owner was closed is closed at once and its slot freed", async () => {
+    const served = await startServer({ target: worldTarget(deviceSupport), port: 0 });
+    try {
+      const gate = new SessionGate();
+      await assert.rejects(
+        openGatedSession(
+          gate,
+          served.url,
+          {},
+          (s) => s.reset({ seed: 1 }),
+          () => true,
+        ),
+        (err: unknown) => err instanceof ServeClientError && err.code === "remote_connection_closed",
+      );
+      assert.equal(gate.held, 0);
+      await eventually(() => served.sessions.size === 0, 5000, "the server's session closed");
+      const kept = await openGatedSession(gate, served.url, {}, (s) => s.reset({ seed: 1 }));
+      assert.equal(gate.held, 1);
+      await kept.session.close();
+      kept.release();
+      assert.equal(gate.held, 0);
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -9,6 +9,7 @@ import type { EnvironmentFactory } from "../../core/environment-factory.ts";
 import { configError } from "../../core/errors.ts";
 import type { JsonValue } from "../../core/json.ts";
 import type { Gym } from "../../gym/gym.ts";
+import type { TrialAdmission } from "../../runner/admission.ts";
 import type { ClientOptions } from "../../serve/client.ts";
 import type { RemoteLimits } from "../../serve/remote-environment.ts";
 import type { ServeTarget } from "../../serve/target.ts";
@@ -23,6 +24,8 @@ export interface AnyRemoteTarget {
   limits: RemoteLimits | undefined;
   environment: EnvironmentFactory;
   close(): Promise<void>;
+  /** The server's sessions: a run starts at most as many trials at once as the server takes. */
+  admission: TrialAdmission;
 }
 
 /**
@@ -60,6 +63,7 @@ export async function connectAnyRemote(
     limits: undefined,
     environment: foreign.environment,
     close: foreign.close,
+    admission: foreign.admission,
   };
 }
 

@@ -194,7 +194,7 @@ export async function runCommand(
       store,
       signal: interrupt.signal,
       ...(flags.reuseEnvs ? { reuseEnvironments: true } : {}),
-      ...(remote ? { environment: remote.environment } : {}),
+      ...(remote ? { environment: remote.environment, admission: remote.admission } : {}),
       onTrial: (_r, p) => progress.update(p),
     });
   }).finally(async () => {
