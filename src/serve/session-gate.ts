@@ -22,14 +22,17 @@ class Slots {
 
   constructor(private readonly limit: () => number) {}
 
-  /** Takes one: at once under the limit, else in turn (past `deadline`, `full()` is thrown instead). */
-  async take(deadline = Number.POSITIVE_INFINITY, full?: () => Error): Promise<void> {
+  /**
+   * Takes one: at once under the limit, else in turn, for as long as it takes or, with `until`, until
+   * its time (then its `full()` is thrown).
+   */
+  async take(until?: { at: number; full: () => Error }): Promise<void> {
     if (this.held < this.limit() && this.#queue.length === 0) {
       this.held++;
       return;
     }
-    const left = deadline - Date.now();
-    if (left <= 0) throw full?.() ?? new Error("no slot");
+    const left = until ? until.at - Date.now() : Number.POSITIVE_INFINITY;
+    if (until && left <= 0) throw until.full();
     await new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const turn = () => {
@@ -38,11 +41,11 @@ class Slots {
         resolve();
       };
       this.#queue.push(turn);
-      if (Number.isFinite(left))
+      if (until)
         timer = setTimeout(() => {
           const i = this.#queue.indexOf(turn);
           if (i >= 0) this.#queue.splice(i, 1);
-          reject(full?.() ?? new Error("no slot"));
+          reject(until.full());
         }, left);
     });
   }
@@ -111,7 +114,7 @@ export class SessionGate {
     const deadline = Date.now() + this.#waitMs;
     const sessions = this.#sessions;
     for (let tries = 0; ; tries++) {
-      await sessions.take(deadline, () => this.#full());
+      await sessions.take({ at: deadline, full: () => this.#full() });
       let value: T;
       try {
         value = await attempt();
