@@ -20,6 +20,7 @@ import type { EpisodeEndNote } from "../protocol/tool-step.ts";
 import { exhaustedBudget } from "../runner/budget.ts";
 import { Deadline } from "../runner/deadline.ts";
 import { type EndOfEpisode, endOfEpisode } from "../runner/end-of-episode.ts";
+import { closeEnvironment } from "../runner/env-pool.ts";
 import { classify } from "../runner/outcome.ts";
 import { admissibleMetadata, admissibleOf } from "./admissible.ts";
 import {
@@ -269,7 +270,7 @@ export class Episode {
       stateHash = env.capabilities.inspection?.stateHash() ?? "";
     } catch (err) {
       this.setEnv(undefined);
-      void env.close?.();
+      void closeEnvironment(env);
       throw new ServeError("EXECUTION_ERROR", `reset failed: ${errorMessage(err)}`);
     }
     this.trial = undefined;
@@ -285,7 +286,7 @@ export class Episode {
       } catch (err) {
         // nothing holds the environment just reset: close it (a foreign one holds a socket)
         this.setEnv(undefined);
-        void env.close?.();
+        void closeEnvironment(env);
         drawn?.abandoned("not recorded");
         throw err;
       }
@@ -583,7 +584,7 @@ export class Episode {
   private setEnv(env: Environment | undefined): void {
     const old = this.env;
     this.env = env;
-    if (old && old !== env) void old.close?.();
+    if (old && old !== env) void closeEnvironment(old);
   }
 
   /** Drops the environment; later operations fail with SESSION_ERROR. */
