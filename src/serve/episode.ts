@@ -304,25 +304,7 @@ export class Episode {
     this.truncated = false;
     this.ending = undefined;
     this.broken = undefined;
-    const metadata = resetMetadataFor(
-      {
-        episode_id: episodeId,
-        step_count: 0,
-        now: 0,
-        terminated: false,
-        truncated: false,
-        environment: this.target.id,
-        world: world.id,
-        task_id: task.id,
-        family,
-        difficulty,
-        seed,
-        state_hash: stateHash,
-        max_steps: this.budget.maxSteps,
-      },
-      this.chosen,
-      viewer,
-    );
+    const metadata = this.startMetadata(stateHash, viewer);
     if (observation.kind === "task") {
       // the instruction and the public task context beside the ids (a client that reads only the
       // reply's metadata); OpenEnv's MCP tool client finds them inside the observation
@@ -403,13 +385,7 @@ export class Episode {
       trial.end(this.ending);
     }
     const verdict = this.ending?.verdict;
-    const bookkeeping: StepBookkeeping = {
-      episode_id: this.episodeId,
-      step_count: stats.steps,
-      now: stats.virtualSeconds,
-      terminated: this.terminated,
-      truncated: this.truncated,
-    };
+    const bookkeeping = this.bookkeeping();
     if (truncatedBy !== undefined) bookkeeping.truncated_by = truncatedBy;
     if (verdict) bookkeeping.verdict = verdict as unknown as JsonValue;
     if (opts.requestId !== undefined) bookkeeping.request_id = opts.requestId;
@@ -435,18 +411,45 @@ export class Episode {
 
   /** OpenEnv's `list_tools` action: the tool list; the world is not stepped. */
   private listTools(requestId: string | undefined): StepEnvelope {
+    const metadata = this.bookkeeping();
+    if (requestId !== undefined) metadata.request_id = requestId;
     return {
       observation: openEnvToolList(this.env?.spec.tools ?? []) as unknown as Observation,
       reward: null,
       done: this.done,
-      metadata: {
-        episode_id: this.episodeId,
-        step_count: this.stats.steps,
-        now: this.stats.virtualSeconds,
-        terminated: this.terminated,
-        truncated: this.truncated,
-        ...(requestId !== undefined ? { request_id: requestId } : {}),
+      metadata: metadata as unknown as JsonObject,
+    };
+  }
+
+  /** A reset's or a fork's metadata as `viewer` is told it: the bookkeeping, the task and the cap. */
+  private startMetadata(stateHash: string, viewer: Viewer, more: JsonObject = {}): JsonObject {
+    const task = this.task as Task;
+    return resetMetadataFor(
+      {
+        ...(this.bookkeeping() as unknown as JsonObject),
+        environment: this.target.id,
+        world: this.target.world.id,
+        task_id: task.id,
+        family: task.family,
+        difficulty: task.difficulty,
+        seed: this.seed,
+        state_hash: stateHash,
+        max_steps: this.budget.maxSteps,
+        ...more,
       },
+      this.chosen,
+      viewer,
+    );
+  }
+
+  /** What a step's reply says of the episode (its id, counts and end flags); only after a reset. */
+  private bookkeeping(): StepBookkeeping {
+    return {
+      episode_id: this.episodeId ?? "",
+      step_count: this.stats.steps,
+      now: this.stats.virtualSeconds,
+      terminated: this.terminated,
+      truncated: this.truncated,
     };
   }
 
@@ -557,26 +560,9 @@ export class Episode {
     this.truncated = false;
     this.ending = undefined;
     this.broken = undefined;
-    const metadata = resetMetadataFor(
-      {
-        episode_id: episodeId,
-        step_count: this.stats.steps,
-        now: this.stats.virtualSeconds,
-        terminated: false,
-        truncated: false,
-        environment: this.target.id,
-        world: this.target.world.id,
-        task_id: task.id,
-        family: task.family,
-        difficulty: task.difficulty,
-        seed: this.seed,
-        state_hash: env.capabilities.inspection?.stateHash() ?? "",
-        max_steps: this.budget.maxSteps,
-        forked_from: forkedFrom,
-      },
-      this.chosen,
-      viewer,
-    );
+    const metadata = this.startMetadata(env.capabilities.inspection?.stateHash() ?? "", viewer, {
+      forked_from: forkedFrom,
+    });
     return { observation, reward: null, done: false, metadata };
   }
 
